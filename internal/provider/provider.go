@@ -1,0 +1,180 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"os"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ provider.Provider              = &KalypsoProvider{}
+	_ provider.ProviderWithFunctions = &KalypsoProvider{}
+)
+
+// KalypsoProvider is the provider implementation.
+type KalypsoProvider struct {
+	version string
+}
+
+// KalypsoProviderModel describes the provider configuration block.
+type KalypsoProviderModel struct {
+	GitToken       types.String `tfsdk:"git_token"`
+	SSHPrivateKey  types.String `tfsdk:"ssh_private_key"`
+	SSHKnownHosts  types.String `tfsdk:"ssh_known_hosts"`
+	Author         types.Object `tfsdk:"author"`
+	GitHubBaseURL  types.String `tfsdk:"github_base_url"`
+	GitURLRewrites types.Map    `tfsdk:"git_url_rewrites"`
+	CacheDir       types.String `tfsdk:"cache_dir"`
+	CACertificates types.String `tfsdk:"ca_certificates"`
+}
+
+// AuthorModel is the commit author identity.
+type AuthorModel struct {
+	Name  types.String `tfsdk:"name"`
+	Email types.String `tfsdk:"email"`
+}
+
+// ProviderData is handed to every resource, data source and function that needs provider-level settings.
+type ProviderData struct {
+	// GitToken is the https token; from configuration, else GIT_TOKEN, else GITHUB_TOKEN. Never logged.
+	GitToken string
+	// SSHPrivateKey is a PEM private key; from configuration, else GIT_SSH_KEY. Never logged.
+	SSHPrivateKey string
+	// SSHKnownHosts is known_hosts content used to verify ssh host keys.
+	SSHKnownHosts string
+	AuthorName    string
+	AuthorEmail   string
+	GitHubBaseURL string
+	// GitURLRewrites maps a URL prefix to its replacement, like git's url.<base>.insteadOf.
+	GitURLRewrites map[string]string
+	// CacheDir holds fetched repositories between calls; empty means a per-process temporary directory.
+	CacheDir string
+	// CACertificates is extra PEM CA bundle content for private Git hosts.
+	CACertificates string
+}
+
+// New returns a constructor for the provider.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &KalypsoProvider{version: version}
+	}
+}
+
+func (p *KalypsoProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "kalypso"
+	resp.Version = p.version
+}
+
+func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Kalypso multi-cluster workload scheduling with GitOps, computed inside `terraform plan`. " +
+			"Every attribute is optional; credentials fall back to environment variables so that they never need to appear in configuration.",
+		Attributes: map[string]schema.Attribute{
+			"git_token": schema.StringAttribute{
+				MarkdownDescription: "Token for https Git remotes and the GitHub API. Defaults to `GIT_TOKEN`, then `GITHUB_TOKEN`. Provider configuration is never written to state.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"ssh_private_key": schema.StringAttribute{
+				MarkdownDescription: "PEM-encoded private key for ssh Git remotes. Defaults to `GIT_SSH_KEY`.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"ssh_known_hosts": schema.StringAttribute{
+				MarkdownDescription: "known_hosts content used to verify ssh host keys. Defaults to `GIT_SSH_KNOWN_HOSTS`, then `~/.ssh/known_hosts`. Host keys are always verified.",
+				Optional:            true,
+			},
+			"author": schema.SingleNestedAttribute{
+				MarkdownDescription: "Default commit author for `kalypso_gitops_commit`.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name."},
+					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+				},
+			},
+			"github_base_url": schema.StringAttribute{
+				MarkdownDescription: "GitHub API base URL, for GitHub Enterprise Server (for example `https://ghe.example.com/api/v3/`). Defaults to `https://api.github.com/`.",
+				Optional:            true,
+			},
+			"git_url_rewrites": schema.MapAttribute{
+				MarkdownDescription: "Map of URL prefix to replacement applied to every Git URL before it is fetched or pushed, like git's `url.<base>.insteadOf`. The longest matching prefix wins. Use it to resolve `https://github.com/...` from a mirror or a `file://` path.",
+				Optional:            true,
+				ElementType:         types.StringType,
+			},
+			"cache_dir": schema.StringAttribute{
+				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process.",
+				Optional:            true,
+			},
+			"ca_certificates": schema.StringAttribute{
+				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts. TLS verification is always on.",
+				Optional:            true,
+			},
+		},
+	}
+}
+
+func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg KalypsoProviderModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	data := &ProviderData{
+		GitToken:       firstNonEmpty(cfg.GitToken.ValueString(), os.Getenv("GIT_TOKEN"), os.Getenv("GITHUB_TOKEN")),
+		SSHPrivateKey:  firstNonEmpty(cfg.SSHPrivateKey.ValueString(), os.Getenv("GIT_SSH_KEY")),
+		SSHKnownHosts:  firstNonEmpty(cfg.SSHKnownHosts.ValueString(), os.Getenv("GIT_SSH_KNOWN_HOSTS")),
+		GitHubBaseURL:  firstNonEmpty(cfg.GitHubBaseURL.ValueString(), os.Getenv("GITHUB_BASE_URL")),
+		CacheDir:       firstNonEmpty(cfg.CacheDir.ValueString(), os.Getenv("KALYPSO_CACHE_DIR")),
+		CACertificates: cfg.CACertificates.ValueString(),
+		GitURLRewrites: map[string]string{},
+	}
+	if !cfg.Author.IsNull() && !cfg.Author.IsUnknown() {
+		var author AuthorModel
+		resp.Diagnostics.Append(cfg.Author.As(ctx, &author, objectAsOptions)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		data.AuthorName = author.Name.ValueString()
+		data.AuthorEmail = author.Email.ValueString()
+	}
+	if !cfg.GitURLRewrites.IsNull() && !cfg.GitURLRewrites.IsUnknown() {
+		resp.Diagnostics.Append(cfg.GitURLRewrites.ElementsAs(ctx, &data.GitURLRewrites, false)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+func (p *KalypsoProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{}
+}
+
+func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{}
+}
+
+func (p *KalypsoProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{}
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
