@@ -1,0 +1,125 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package model
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Set is a decoded collection of Kalypso objects, indexed by kind and name.
+type Set struct {
+	ClusterTypes          []*ClusterType
+	SchedulingPolicies    []*SchedulingPolicy
+	Workloads             []*Workload
+	WorkloadRegistrations []*WorkloadRegistration
+	Templates             []*Template
+	ConfigMaps            []*ConfigMap
+	ConfigSchemas         []*ConfigSchema
+	BaseRepos             []*BaseRepo
+	GitOpsRepos           []*GitOpsRepo
+	Environments          []*Environment
+
+	// Sources records where each object came from, by kind and name.
+	Sources map[string]map[string]Source
+}
+
+// Parse decodes every document of every input into a Set. Objects of one kind are sorted by name.
+func Parse(inputs []string) (*Set, Diagnostics) {
+	var docs []Document
+	for i, in := range inputs {
+		docs = append(docs, SplitDocuments(i, in)...)
+	}
+	return ParseDocuments(docs)
+}
+
+// ParseDocuments decodes documents that were already split, for example by a control-plane reader.
+func ParseDocuments(docs []Document) (*Set, Diagnostics) {
+	set := &Set{Sources: map[string]map[string]Source{}}
+	var diags Diagnostics
+	for _, doc := range docs {
+		entry, ds := DecodeDocument(doc)
+		diags = append(diags, ds...)
+		if entry == nil || ds.HasError() {
+			continue
+		}
+		diags = append(diags, set.Add(entry)...)
+	}
+	set.sort()
+	return set, diags
+}
+
+// Add puts one decoded entry into the set; a second object of the same kind and name is an error naming both places.
+func (s *Set) Add(e *Entry) Diagnostics {
+	byName := s.Sources[e.Kind]
+	if byName == nil {
+		byName = map[string]Source{}
+		s.Sources[e.Kind] = byName
+	}
+	if prev, ok := byName[e.Name]; ok {
+		return Diagnostics{{
+			Severity: SeverityError, Summary: "Duplicate object", Source: e.Doc.Source, Kind: e.Kind, Name: e.Name,
+			Detail: fmt.Sprintf("%s %q is defined twice: first at %s, again at %s; rename or remove one", e.Kind, e.Name, prev, e.Doc.Source),
+		}}
+	}
+	byName[e.Name] = e.Doc.Source
+	switch o := e.Object.(type) {
+	case *ClusterType:
+		s.ClusterTypes = append(s.ClusterTypes, o)
+	case *SchedulingPolicy:
+		s.SchedulingPolicies = append(s.SchedulingPolicies, o)
+	case *Workload:
+		s.Workloads = append(s.Workloads, o)
+	case *WorkloadRegistration:
+		s.WorkloadRegistrations = append(s.WorkloadRegistrations, o)
+	case *Template:
+		s.Templates = append(s.Templates, o)
+	case *ConfigMap:
+		s.ConfigMaps = append(s.ConfigMaps, o)
+	case *ConfigSchema:
+		s.ConfigSchemas = append(s.ConfigSchemas, o)
+	case *BaseRepo:
+		s.BaseRepos = append(s.BaseRepos, o)
+	case *GitOpsRepo:
+		s.GitOpsRepos = append(s.GitOpsRepos, o)
+	case *Environment:
+		s.Environments = append(s.Environments, o)
+	}
+	return nil
+}
+
+// Source returns where an object came from.
+func (s *Set) Source(kind, name string) Source {
+	if src, ok := s.Sources[kind][name]; ok {
+		return src
+	}
+	return NoSource
+}
+
+func sortByName[T Object](items []T) {
+	sort.Slice(items, func(i, j int) bool { return items[i].GetName() < items[j].GetName() })
+}
+
+func (s *Set) sort() {
+	sortByName(s.ClusterTypes)
+	sortByName(s.SchedulingPolicies)
+	sortByName(s.Workloads)
+	sortByName(s.WorkloadRegistrations)
+	sortByName(s.Templates)
+	sortByName(s.ConfigMaps)
+	sortByName(s.ConfigSchemas)
+	sortByName(s.BaseRepos)
+	sortByName(s.GitOpsRepos)
+	sortByName(s.Environments)
+}
+
+// PromotedCommit is spec.commit of the BaseRepo named `main`, or "".
+func (s *Set) PromotedCommit() string {
+	for _, b := range s.BaseRepos {
+		if b.Metadata.Name == "main" {
+			return b.Spec.Commit
+		}
+	}
+	return ""
+}
