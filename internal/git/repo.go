@@ -1,0 +1,214 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// session is an opened repository: the local repository itself, or the cache
+// entry of a remote one. The caller holds the entry's lock until done.
+type session struct {
+	c      *Client
+	e      *endpoint
+	repo   *git.Repository
+	auth   transport.AuthMethod
+	gitDir string // local only: the directory holding refs/ (for compare-and-swap ref updates)
+	unlock func()
+}
+
+func (s *session) close() { s.unlock() }
+
+// open resolves repoURL and opens the local repository or the remote's cache entry, locked.
+func (c *Client) open(repoURL string) (*session, error) {
+	e, err := c.resolve(repoURL)
+	if err != nil {
+		return nil, err
+	}
+	if e.local {
+		unlock := lockFor("local:" + e.dir)
+		repo, err := git.PlainOpenWithOptions(e.dir, &git.PlainOpenOptions{DetectDotGit: false})
+		if err != nil {
+			unlock()
+			if errors.Is(err, git.ErrRepositoryNotExists) || os.IsNotExist(err) {
+				return nil, withClass(ErrRepositoryNotFound, fmt.Errorf("no Git repository at %s", e.dir))
+			}
+			return nil, err
+		}
+		gitDir := e.dir
+		if fi, err := os.Stat(filepath.Join(e.dir, ".git")); err == nil && fi.IsDir() {
+			gitDir = filepath.Join(e.dir, ".git")
+		}
+		return &session{c: c, e: e, repo: repo, gitDir: gitDir, unlock: unlock}, nil
+	}
+	auth, err := c.authMethod(e)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := c.cacheDirFor(e.url)
+	if err != nil {
+		return nil, err
+	}
+	unlock := lockFor("cache:" + dir)
+	repo, err := openCache(dir, e.url)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return &session{c: c, e: e, repo: repo, auth: auth, unlock: unlock}, nil
+}
+
+// openCache opens (or creates, or re-creates when corrupt) the bare cache repository of a URL.
+func openCache(dir, url string) (*git.Repository, error) {
+	repo, err := git.PlainOpen(dir)
+	if err == nil {
+		if rem, err := repo.Remote("origin"); err == nil && len(rem.Config().URLs) == 1 && rem.Config().URLs[0] == url {
+			return repo, nil
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("cannot reset cache entry %s: %w", dir, err)
+	}
+	repo, err = git.PlainInit(dir, true)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create cache entry %s: %w", dir, err)
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{url}}); err != nil {
+		return nil, err
+	}
+	return repo, nil
+}
+
+func trackingRef(branch string) plumbing.ReferenceName {
+	return plumbing.ReferenceName("refs/remotes/origin/" + branch)
+}
+
+// head returns the current commit of branch, fetching it for remotes.
+func (s *session) head(ctx context.Context, branch string) (plumbing.Hash, error) {
+	if s.e.local {
+		ref, err := s.repo.Reference(plumbing.NewBranchReferenceName(branch), true)
+		if err != nil {
+			if errors.Is(err, plumbing.ErrReferenceNotFound) {
+				return plumbing.ZeroHash, withClass(ErrBranchNotFound, errors.New("the branch does not exist"))
+			}
+			return plumbing.ZeroHash, err
+		}
+		return ref.Hash(), nil
+	}
+	if err := s.fetch(ctx, branch); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	ref, err := s.repo.Reference(trackingRef(branch), true)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return ref.Hash(), nil
+}
+
+// fetch updates refs/remotes/origin/<branch> with a shallow, single-branch fetch.
+func (s *session) fetch(ctx context.Context, branch string) error {
+	ctx, cancel := s.c.withTimeout(ctx)
+	defer cancel()
+	rs := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, trackingRef(branch)))
+	err := s.repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin",
+		RefSpecs:   []config.RefSpec{rs},
+		Depth:      1,
+		Auth:       s.auth,
+		Tags:       git.NoTags,
+		Force:      true,
+		CABundle:   s.c.caBundle(),
+	})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
+	}
+	if errors.As(err, &git.NoMatchingRefSpecError{}) {
+		// The branch does not exist remotely: forget any stale tracking ref.
+		_ = s.repo.Storer.RemoveReference(trackingRef(branch))
+		return withClass(ErrBranchNotFound, errors.New("the branch does not exist on the remote"))
+	}
+	return classify(err)
+}
+
+// defaultBranch returns the branch HEAD points to, or "" for an empty repository.
+func (s *session) defaultBranch(ctx context.Context) (string, error) {
+	if s.e.local {
+		ref, err := s.repo.Storer.Reference(plumbing.HEAD)
+		if err != nil {
+			return "", nil
+		}
+		if ref.Type() == plumbing.SymbolicReference {
+			if _, err := s.repo.Reference(ref.Target(), true); err == nil {
+				return ref.Target().Short(), nil
+			}
+		}
+		return "", nil
+	}
+	ctx, cancel := s.c.withTimeout(ctx)
+	defer cancel()
+	rem, err := s.repo.Remote("origin")
+	if err != nil {
+		return "", err
+	}
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.c.caBundle()})
+	if err != nil {
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return "", nil
+		}
+		return "", classify(err)
+	}
+	var heads []string
+	for _, r := range refs {
+		if r.Name() == plumbing.HEAD && r.Type() == plumbing.SymbolicReference {
+			return r.Target().Short(), nil
+		}
+		if r.Name().IsBranch() {
+			heads = append(heads, r.Name().Short())
+		}
+	}
+	for _, want := range []string{"main", "master"} {
+		for _, h := range heads {
+			if h == want {
+				return h, nil
+			}
+		}
+	}
+	if len(heads) > 0 {
+		return heads[0], nil
+	}
+	return "", nil
+}
+
+// classify maps go-git transport errors to this package's sentinels.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return withClass(ErrRepositoryNotFound, err)
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return withClass(ErrBranchNotFound, errors.New("the repository is empty"))
+	case errors.Is(err, transport.ErrAuthenticationRequired),
+		errors.Is(err, transport.ErrAuthorizationFailed),
+		errors.Is(err, transport.ErrInvalidAuthMethod):
+		return withClass(ErrAuth, fmt.Errorf("%v (check the token or ssh key and its permissions)", err))
+	case errors.Is(err, ErrAuth), errors.Is(err, ErrRepositoryNotFound), errors.Is(err, ErrBranchNotFound):
+		return err
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "unable to authenticate") || strings.Contains(msg, "knownhosts:") || strings.Contains(msg, "host key") {
+		return withClass(ErrAuth, err)
+	}
+	return err
+}

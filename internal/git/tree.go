@@ -1,0 +1,341 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// CleanPath normalises a directory path inside a repository: "" and "." mean
+// the root (returned as ""). Absolute paths, ".." segments, ".git" segments,
+// backslashes and NUL are rejected.
+func CleanPath(p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if p == "" || p == "." || p == "./" {
+		return "", nil
+	}
+	if strings.HasPrefix(p, "/") {
+		return "", withClass(ErrInvalidInput, fmt.Errorf("path %q must be relative to the repository root", p))
+	}
+	p = strings.TrimSuffix(strings.TrimPrefix(p, "./"), "/")
+	segs, err := splitSegments(p)
+	if err != nil {
+		return "", withClass(ErrInvalidInput, fmt.Errorf("path %q: %v", p, err))
+	}
+	return strings.Join(segs, "/"), nil
+}
+
+// ValidateFileName checks a file name relative to the managed path.
+func ValidateFileName(name string) error {
+	if name == "" {
+		return withClass(ErrInvalidInput, errors.New("file name is empty"))
+	}
+	if strings.HasPrefix(name, "/") {
+		return withClass(ErrInvalidInput, fmt.Errorf("file name %q must be relative", name))
+	}
+	if _, err := splitSegments(name); err != nil {
+		return withClass(ErrInvalidInput, fmt.Errorf("file name %q: %v", name, err))
+	}
+	return nil
+}
+
+func splitSegments(p string) ([]string, error) {
+	if strings.ContainsRune(p, 0) {
+		return nil, errors.New("contains a NUL byte")
+	}
+	if strings.Contains(p, "\\") {
+		return nil, errors.New("contains a backslash; use forward slashes")
+	}
+	segs := strings.Split(p, "/")
+	for _, s := range segs {
+		switch {
+		case s == "":
+			return nil, errors.New("contains an empty segment (// or a trailing slash)")
+		case s == "." || s == "..":
+			return nil, fmt.Errorf("contains a %q segment", s)
+		case strings.EqualFold(s, ".git"):
+			return nil, errors.New("contains a .git segment")
+		}
+	}
+	return segs, nil
+}
+
+func isDotEntry(name string) bool { return strings.HasPrefix(name, ".") }
+
+// subtree returns the tree hash at dir ("" = root) below root, or found=false.
+func subtree(s storer.EncodedObjectStorer, root plumbing.Hash, dir string) (plumbing.Hash, bool, error) {
+	if root.IsZero() {
+		return plumbing.ZeroHash, dir == "", nil
+	}
+	if dir == "" {
+		return root, true, nil
+	}
+	cur := root
+	for _, seg := range strings.Split(dir, "/") {
+		t, err := object.GetTree(s, cur)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		next := plumbing.ZeroHash
+		for _, e := range t.Entries {
+			if e.Name == seg && e.Mode == filemode.Dir {
+				next = e.Hash
+				break
+			}
+		}
+		if next.IsZero() {
+			return plumbing.ZeroHash, false, nil
+		}
+		cur = next
+	}
+	return cur, true, nil
+}
+
+// entryInfo is a leaf of a tree walk.
+type entryInfo struct {
+	Mode filemode.FileMode
+	Hash plumbing.Hash
+}
+
+// walkLeaves lists every non-tree entry below tree h, keyed by slash path.
+func walkLeaves(s storer.EncodedObjectStorer, h plumbing.Hash, prefix string, out map[string]entryInfo) error {
+	if h.IsZero() {
+		return nil
+	}
+	t, err := object.GetTree(s, h)
+	if err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		p := e.Name
+		if prefix != "" {
+			p = prefix + "/" + e.Name
+		}
+		if e.Mode == filemode.Dir {
+			if err := walkLeaves(s, e.Hash, p, out); err != nil {
+				return err
+			}
+			continue
+		}
+		out[p] = entryInfo{Mode: e.Mode, Hash: e.Hash}
+	}
+	return nil
+}
+
+func isRegular(m filemode.FileMode) bool {
+	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
+}
+
+func readBlob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
+	obj, err := s.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// readFilesAt returns the regular files below dir of the tree root, relative to dir.
+// skipRootDot drops dot-entries at the root of dir.
+func readFilesAt(s storer.EncodedObjectStorer, root plumbing.Hash, dir string, skipRootDot bool) (map[string][]byte, bool, error) {
+	h, found, err := subtree(s, root, dir)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	leaves := map[string]entryInfo{}
+	if err := walkLeaves(s, h, "", leaves); err != nil {
+		return nil, true, err
+	}
+	files := make(map[string][]byte, len(leaves))
+	for p, e := range leaves {
+		if !isRegular(e.Mode) {
+			continue
+		}
+		if skipRootDot && isDotEntry(strings.SplitN(p, "/", 2)[0]) {
+			continue
+		}
+		b, err := readBlob(s, e.Hash)
+		if err != nil {
+			return nil, true, err
+		}
+		files[p] = b
+	}
+	return files, true, nil
+}
+
+// storeBlob stores content unless present and returns its hash.
+func storeBlob(s storer.EncodedObjectStorer, content []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	if err := s.HasEncodedObject(h); err == nil {
+		return h, nil
+	}
+	obj := s.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(content)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(content); err != nil {
+		w.Close()
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(obj)
+}
+
+// storeTree encodes entries (sorted the git way) and stores the tree unless present.
+// An empty entry list returns the zero hash (the caller drops the entry).
+func storeTree(s storer.EncodedObjectStorer, entries []object.TreeEntry) (plumbing.Hash, error) {
+	if len(entries) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	sort.Slice(entries, func(i, j int) bool { return treeSortKey(entries[i]) < treeSortKey(entries[j]) })
+	t := &object.Tree{Entries: entries}
+	obj := s.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := obj.Hash()
+	if err := s.HasEncodedObject(h); err == nil {
+		return h, nil
+	}
+	return s.SetEncodedObject(obj)
+}
+
+func treeSortKey(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// dirNode is an in-memory directory used to build trees bottom-up.
+type dirNode struct {
+	leaves map[string]entryInfo
+	dirs   map[string]*dirNode
+}
+
+func newDirNode() *dirNode {
+	return &dirNode{leaves: map[string]entryInfo{}, dirs: map[string]*dirNode{}}
+}
+
+func (n *dirNode) add(path string, e entryInfo) error {
+	segs := strings.Split(path, "/")
+	cur := n
+	for i, seg := range segs[:len(segs)-1] {
+		if _, clash := cur.leaves[seg]; clash {
+			return withClass(ErrInvalidInput, fmt.Errorf("%q is both a file and a directory", strings.Join(segs[:i+1], "/")))
+		}
+		next, ok := cur.dirs[seg]
+		if !ok {
+			next = newDirNode()
+			cur.dirs[seg] = next
+		}
+		cur = next
+	}
+	last := segs[len(segs)-1]
+	if _, clash := cur.dirs[last]; clash {
+		return withClass(ErrInvalidInput, fmt.Errorf("%q is both a file and a directory", path))
+	}
+	cur.leaves[last] = e
+	return nil
+}
+
+func (n *dirNode) store(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
+	entries := make([]object.TreeEntry, 0, len(n.leaves)+len(n.dirs))
+	for name, e := range n.leaves {
+		entries = append(entries, object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash})
+	}
+	for name, d := range n.dirs {
+		h, err := d.store(s)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if h.IsZero() {
+			continue
+		}
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+	}
+	return storeTree(s, entries)
+}
+
+// setAt replaces (or with a zero hash removes) the entry at path below tree root and
+// returns the new root. Trees left empty by a removal are dropped, except the root.
+func setAt(s storer.EncodedObjectStorer, root plumbing.Hash, segs []string, mode filemode.FileMode, h plumbing.Hash, isRoot bool) (plumbing.Hash, error) {
+	var entries []object.TreeEntry
+	if !root.IsZero() {
+		t, err := object.GetTree(s, root)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, t.Entries...)
+	}
+	idx := -1
+	for i, e := range entries {
+		if e.Name == segs[0] {
+			idx = i
+			break
+		}
+	}
+	var newHash plumbing.Hash
+	newMode := mode
+	if len(segs) == 1 {
+		newHash = h
+	} else {
+		child := plumbing.ZeroHash
+		if idx >= 0 {
+			if entries[idx].Mode != filemode.Dir {
+				return plumbing.ZeroHash, withClass(ErrInvalidInput, fmt.Errorf("%q is a file in the repository, a directory is needed", segs[0]))
+			}
+			child = entries[idx].Hash
+		}
+		var err error
+		newHash, err = setAt(s, child, segs[1:], mode, h, false)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		newMode = filemode.Dir
+	}
+	switch {
+	case newHash.IsZero() && idx >= 0:
+		entries = append(entries[:idx:idx], entries[idx+1:]...)
+	case newHash.IsZero():
+	case idx >= 0:
+		entries[idx] = object.TreeEntry{Name: segs[0], Mode: newMode, Hash: newHash}
+	default:
+		entries = append(entries, object.TreeEntry{Name: segs[0], Mode: newMode, Hash: newHash})
+	}
+	if len(entries) == 0 && isRoot {
+		return storeEmptyTree(s)
+	}
+	return storeTree(s, entries)
+}
+
+// storeEmptyTree stores the empty tree (a root may be empty).
+func storeEmptyTree(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
+	obj := s.NewEncodedObject()
+	if err := (&object.Tree{}).Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := s.HasEncodedObject(obj.Hash()); err == nil {
+		return obj.Hash(), nil
+	}
+	return s.SetEncodedObject(obj)
+}
