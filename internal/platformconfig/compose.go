@@ -1,0 +1,155 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package platformconfig
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+)
+
+const (
+	// PlatformConfigLabel marks a ConfigMap as a platform config source.
+	PlatformConfigLabel = "platform-config"
+	// AzureAppConfigPrefix names ConfigMaps synced from Azure App Configuration, whose keys carry labels.
+	AzureAppConfigPrefix = "azure-app-config"
+
+	fluxNameLabel      = "kustomize.toolkit.fluxcd.io/name"
+	fluxNamespaceLabel = "kustomize.toolkit.fluxcd.io/namespace"
+
+	ClusterTypeLabel      = "cluster-type"
+	DeploymentTargetLabel = "deployment-target"
+	WorkloadLabel         = "workload"
+)
+
+// Target is what the matcher needs to know about one assignment.
+type Target struct {
+	ClusterTypeName   string
+	ClusterTypeLabels map[string]string
+	DeploymentTarget  string
+	// TargetLabels are the deployment target's effective labels, including workload and workspace.
+	TargetLabels map[string]string
+}
+
+// Matches reports whether every label holds for the assignment. Flux ownership labels and
+// platform-config are ignored; a missing label reads as "".
+func (t Target) Matches(labels map[string]string) bool {
+	for k, v := range labels {
+		switch k {
+		case PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
+			continue
+		case ClusterTypeLabel:
+			if v != t.ClusterTypeName {
+				return false
+			}
+		case DeploymentTargetLabel:
+			if v != t.DeploymentTarget {
+				return false
+			}
+		case WorkloadLabel:
+			if v != t.TargetLabels[WorkloadLabel] {
+				return false
+			}
+		default:
+			if t.ClusterTypeLabels[k] != v && t.TargetLabels[k] != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Sources holds the ConfigMaps that feed platform config, in the order upstream reads them.
+type Sources struct {
+	platform []*model.ConfigMap
+	azure    []azureMap
+}
+
+type azureMap struct {
+	cm   *model.ConfigMap
+	keys []azureKey
+}
+
+type azureKey struct {
+	raw    string
+	key    string
+	labels map[string]string
+}
+
+// NewSources picks and orders the config sources from all ConfigMaps (which must be sorted by name).
+func NewSources(configMaps []*model.ConfigMap) *Sources {
+	s := &Sources{}
+	for _, cm := range configMaps {
+		if cm.Metadata.Labels[PlatformConfigLabel] == "true" {
+			s.platform = append(s.platform, cm)
+		}
+	}
+	for _, cm := range configMaps {
+		if !strings.HasPrefix(cm.Metadata.Name, AzureAppConfigPrefix) {
+			continue
+		}
+		am := azureMap{cm: cm}
+		for raw := range cm.Data {
+			am.keys = append(am.keys, parseAzureKey(raw))
+		}
+		// Shortest key first, so that more specific (longer, labelled) keys merge over general ones.
+		sort.Slice(am.keys, func(i, j int) bool {
+			if len(am.keys[i].raw) != len(am.keys[j].raw) {
+				return len(am.keys[i].raw) < len(am.keys[j].raw)
+			}
+			return am.keys[i].raw < am.keys[j].raw
+		})
+		s.azure = append(s.azure, am)
+	}
+	return s
+}
+
+// parseAzureKey reads `label.value.label.value.KEY`: leading pairs are labels, the last part is the key.
+func parseAzureKey(raw string) azureKey {
+	parts := strings.Split(raw, ".")
+	k := azureKey{raw: raw, key: parts[len(parts)-1], labels: map[string]string{}}
+	for i := 0; i+1 < len(parts)-1; i += 2 {
+		k.labels[parts[i]] = parts[i+1]
+	}
+	return k
+}
+
+// Compose builds the merged platform config for one assignment. Values are parsed afresh for every
+// call, because merging updates them in place.
+func (s *Sources) Compose(t Target) map[string]interface{} {
+	data := map[string]interface{}{}
+	put := func(key string, raw string) {
+		v := ParseValue(raw)
+		if old, ok := data[key]; ok {
+			data[key] = Merge(old, v)
+		} else {
+			data[key] = v
+		}
+	}
+	for _, cm := range s.platform {
+		if !t.Matches(cm.Metadata.Labels) {
+			continue
+		}
+		keys := make([]string, 0, len(cm.Data))
+		for k := range cm.Data {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			put(k, cm.Data[k])
+		}
+	}
+	for _, am := range s.azure {
+		if !t.Matches(am.cm.Metadata.Labels) {
+			continue
+		}
+		for _, k := range am.keys {
+			if t.Matches(k.labels) {
+				put(k.key, am.cm.Data[k.raw])
+			}
+		}
+	}
+	return data
+}

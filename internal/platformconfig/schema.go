@@ -1,0 +1,154 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package platformconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/yaml"
+)
+
+// SchemaCache compiles each distinct schema text once; it is safe for concurrent use.
+type SchemaCache struct {
+	mu      sync.Mutex
+	schemas map[string]*compiled
+}
+
+type compiled struct {
+	schema *jsonschema.Schema
+	err    error
+}
+
+// NewSchemaCache returns an empty cache.
+func NewSchemaCache() *SchemaCache {
+	return &SchemaCache{schemas: map[string]*compiled{}}
+}
+
+// Compile parses schema text (JSON, or YAML for convenience) as a draft-07 JSON Schema.
+func (c *SchemaCache) Compile(text string) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got, ok := c.schemas[text]; ok {
+		return got.schema, got.err
+	}
+	s, err := CompileSchema(text)
+	c.schemas[text] = &compiled{schema: s, err: err}
+	return s, err
+}
+
+// CompileSchema compiles one schema text without caching.
+func CompileSchema(text string) (*jsonschema.Schema, error) {
+	js, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("schema is neither JSON nor YAML: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("schema does not compile: %w", err)
+	}
+	return s, nil
+}
+
+// Violation describes why config data failed a schema.
+type Violation struct {
+	// Field is the JSON pointer of the first failing value, for example `/replicas`.
+	Field   string
+	Message string
+}
+
+// Validate checks config data against a compiled schema. Top-level strings that parse as numbers are
+// validated as numbers, as upstream does, because ConfigMap values are always strings.
+func Validate(s *jsonschema.Schema, data map[string]interface{}) *Violation {
+	inst, err := toJSONValue(numberize(data))
+	if err != nil {
+		return &Violation{Field: "/", Message: "config data cannot be represented as JSON: " + err.Error()}
+	}
+	err = s.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return &Violation{Field: "/", Message: err.Error()}
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	field := "/" + strings.Join(leaf.InstanceLocation, "/")
+	msg := strings.TrimSpace(ve.Error())
+	return &Violation{Field: field, Message: msg}
+}
+
+func numberize(data map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(data))
+	for k, v := range data {
+		if s, ok := v.(string); ok {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				out[k] = i
+				continue
+			}
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				out[k] = f
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// toJSONValue converts YAML-decoded values (with interface{} map keys) into JSON-decoded ones.
+func toJSONValue(v interface{}) (interface{}, error) {
+	b, err := json.Marshal(jsonCompatible(v))
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out interface{}
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func jsonCompatible(v interface{}) interface{} {
+	switch t := v.(type) {
+	case map[interface{}]interface{}:
+		m := make(map[string]interface{}, len(t))
+		for k, val := range t {
+			m[fmt.Sprint(k)] = jsonCompatible(val)
+		}
+		return m
+	case map[string]interface{}:
+		m := make(map[string]interface{}, len(t))
+		for k, val := range t {
+			m[k] = jsonCompatible(val)
+		}
+		return m
+	case []interface{}:
+		l := make([]interface{}, len(t))
+		for i, val := range t {
+			l[i] = jsonCompatible(val)
+		}
+		return l
+	}
+	return v
+}

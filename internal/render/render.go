@@ -1,0 +1,486 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+// Package render is the Kalypso scheduling engine: it derives deployment targets, schedules them onto
+// cluster types, composes platform config and renders the GitOps tree, byte for byte as upstream does.
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
+)
+
+const (
+	// ReadmeText is written to every cluster type folder, without a trailing newline, as upstream does.
+	ReadmeText = "This folder contains deployment targets scheduled on the cluster type"
+
+	WorkloadLabel  = "workload"
+	WorkspaceLabel = "workspace"
+
+	ConfigValidationError = "error"
+	ConfigValidationWarn  = "warn"
+)
+
+// Options tune a render.
+type Options struct {
+	// ConfigValidation is "error" (default) or "warn": a warning skips the failing assignment.
+	ConfigValidation string
+	// Parallelism bounds the workers that render assignments; 0 means GOMAXPROCS.
+	Parallelism int
+}
+
+// DeploymentTarget is a workload target in the rendered environment.
+type DeploymentTarget struct {
+	Name          string
+	Workload      string
+	Workspace     string
+	Environment   string
+	Labels        map[string]string
+	Manifests     map[string]string
+	ConfigSchemas []string
+}
+
+// Assignment places one deployment target on one cluster type.
+type Assignment struct {
+	ClusterType        string
+	DeploymentTarget   string
+	Workload           string
+	Workspace          string
+	SchedulingPolicies []string
+	Namespace          string
+	// Path is the assignment's folder relative to the GitOps root.
+	Path string
+}
+
+// Result is everything a render produces.
+type Result struct {
+	Environment  string
+	Assignments  []Assignment
+	Files        map[string]string
+	Unscheduled  []string
+	ClusterTypes []string
+	// PromotedCommit is spec.commit of the BaseRepo named `main`; kalypso_gitops_commit writes it.
+	PromotedCommit string
+	ContentHash    string
+}
+
+// Engine renders environments; it caches parsed templates and compiled schemas across calls.
+type Engine struct {
+	templates *templating.Engine
+	schemas   *platformconfig.SchemaCache
+}
+
+// NewEngine returns an engine with empty caches.
+func NewEngine() *Engine {
+	return &Engine{templates: templating.NewEngine(), schemas: platformconfig.NewSchemaCache()}
+}
+
+var defaultEngine = NewEngine()
+
+// Render parses the manifests and renders one environment with the shared default engine.
+func Render(environment string, manifests []string, opts Options) (*Result, model.Diagnostics) {
+	return defaultEngine.Render(environment, manifests, opts)
+}
+
+// Render parses the manifests and renders one environment.
+func (e *Engine) Render(environment string, manifests []string, opts Options) (*Result, model.Diagnostics) {
+	set, diags := model.Parse(manifests)
+	if diags.HasError() {
+		return nil, diags
+	}
+	res, more := e.RenderSet(environment, set, opts)
+	return res, append(diags, more...)
+}
+
+// RenderSet renders one environment from an already parsed set.
+func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*Result, model.Diagnostics) {
+	var diags model.Diagnostics
+	if environment == "" {
+		return nil, model.Diagnostics{{Severity: model.SeverityError, Summary: "Missing environment", Source: model.NoSource, Detail: "set `environment` to the name of the environment to render, for example \"dev\""}}
+	}
+	switch opts.ConfigValidation {
+	case "", ConfigValidationError, ConfigValidationWarn:
+	default:
+		return nil, model.Diagnostics{{Severity: model.SeverityError, Summary: "Invalid config_validation", Source: model.NoSource, Detail: fmt.Sprintf("%q is not \"error\" or \"warn\"", opts.ConfigValidation)}}
+	}
+
+	targets, ds := DeriveTargets(environment, set)
+	diags = append(diags, ds...)
+	assignments, ds := Schedule(environment, set, targets)
+	diags = append(diags, ds...)
+	if diags.HasError() {
+		return nil, diags
+	}
+
+	res := &Result{Environment: environment, Files: map[string]string{}, PromotedCommit: set.PromotedCommit()}
+	for _, ct := range set.ClusterTypes {
+		res.ClusterTypes = append(res.ClusterTypes, ct.Metadata.Name)
+		res.Files[ct.Metadata.Name+"/README.md"] = ReadmeText
+	}
+
+	scheduled := map[string]bool{}
+	for _, a := range assignments {
+		scheduled[a.DeploymentTarget] = true
+	}
+	for _, t := range targets {
+		if !scheduled[t.Name] {
+			res.Unscheduled = append(res.Unscheduled, t.Name)
+		}
+	}
+	if len(res.Unscheduled) > 0 {
+		diags = append(diags, model.Diagnostic{
+			Severity: model.SeverityWarning, Summary: "Unscheduled deployment targets", Source: model.NoSource,
+			Detail: fmt.Sprintf("%d deployment target(s) in environment %q match no scheduling policy and are not placed on any cluster type: %s",
+				len(res.Unscheduled), environment, abbreviate(res.Unscheduled, 20)),
+		})
+	}
+
+	rendered, ds := e.renderAssignments(environment, set, targets, assignments, opts)
+	diags = append(diags, ds...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	for i, r := range rendered {
+		if r.skipped {
+			continue
+		}
+		res.Assignments = append(res.Assignments, assignments[i])
+		for p, c := range r.files {
+			res.Files[p] = c
+		}
+	}
+	res.ContentHash = ContentHash(res.Files)
+	return res, diags
+}
+
+func abbreviate(names []string, limit int) string {
+	if len(names) <= limit {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:limit], ", ") + fmt.Sprintf(" and %d more", len(names)-limit)
+}
+
+// DeriveTargets links every Workload to its registration and derives the deployment targets of the environment.
+func DeriveTargets(environment string, set *model.Set) ([]*DeploymentTarget, model.Diagnostics) {
+	var diags model.Diagnostics
+	registrations := make(map[string]*model.WorkloadRegistration, len(set.WorkloadRegistrations))
+	for _, r := range set.WorkloadRegistrations {
+		registrations[r.Metadata.Name] = r
+	}
+	var targets []*DeploymentTarget
+	seen := map[string]string{}
+	for _, w := range set.Workloads {
+		src := set.Source(model.KindWorkload, w.Metadata.Name)
+		workspace := ""
+		if regName, ok := w.Metadata.Annotations[model.RegistrationAnnotation]; ok && regName != "" {
+			reg, found := registrations[regName]
+			if !found {
+				diags = append(diags, model.Diagnostic{
+					Severity: model.SeverityError, Summary: "Workload names a missing WorkloadRegistration", Source: src,
+					Kind: model.KindWorkload, Name: w.Metadata.Name, Field: "metadata.annotations." + model.RegistrationAnnotation,
+					Detail: fmt.Sprintf("no WorkloadRegistration named %q is in the input; add it or fix the annotation", regName),
+				})
+				continue
+			}
+			workspace = reg.Spec.Workspace
+		} else if reg, found := registrations[w.Metadata.Name]; found {
+			workspace = reg.Spec.Workspace
+		} else {
+			diags = append(diags, model.Diagnostic{
+				Severity: model.SeverityWarning, Summary: "Workload has no WorkloadRegistration", Source: src,
+				Kind: model.KindWorkload, Name: w.Metadata.Name,
+				Detail: fmt.Sprintf("no WorkloadRegistration is named %q and the Workload has no %s annotation, so its workspace is \"\"", w.Metadata.Name, model.RegistrationAnnotation),
+			})
+		}
+		for i, t := range w.Spec.DeploymentTargets {
+			if t.Environment != environment {
+				continue
+			}
+			name := w.Metadata.Name + "-" + t.Name
+			field := fmt.Sprintf("spec.deploymentTargets[%d].name", i)
+			if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+				diags = append(diags, model.Diagnostic{
+					Severity: model.SeverityError, Summary: "Invalid deployment target name", Source: src, Kind: model.KindWorkload, Name: w.Metadata.Name, Field: field,
+					Detail: fmt.Sprintf("the deployment target name %q (<workload>-<target>) is not a DNS-1123 subdomain: %s", name, strings.Join(msgs, "; ")),
+				})
+				continue
+			}
+			if other, dup := seen[name]; dup {
+				diags = append(diags, model.Diagnostic{
+					Severity: model.SeverityError, Summary: "Duplicate deployment target", Source: src, Kind: model.KindWorkload, Name: w.Metadata.Name, Field: field,
+					Detail: fmt.Sprintf("deployment target %q is also derived from workload %q; rename one target", name, other),
+				})
+				continue
+			}
+			seen[name] = w.Metadata.Name
+			lbls := make(map[string]string, len(t.Labels)+len(w.Metadata.Labels)+2)
+			for k, v := range t.Labels {
+				lbls[k] = v
+			}
+			for k, v := range w.Metadata.Labels {
+				lbls[k] = v
+			}
+			lbls[WorkloadLabel] = w.Metadata.Name
+			lbls[WorkspaceLabel] = workspace
+			schemas := append(append([]string{}, t.ConfigSchemas...), w.Spec.ConfigSchemas...)
+			targets = append(targets, &DeploymentTarget{
+				Name: name, Workload: w.Metadata.Name, Workspace: workspace, Environment: t.Environment,
+				Labels: lbls, Manifests: t.Manifests, ConfigSchemas: schemas,
+			})
+		}
+	}
+	sort.Slice(targets, func(i, j int) bool { return targets[i].Name < targets[j].Name })
+	return targets, diags
+}
+
+// Schedule applies every policy. Two policies selecting the same pair give one assignment listing both
+// (upstream fails instead).
+func Schedule(environment string, set *model.Set, targets []*DeploymentTarget) ([]Assignment, model.Diagnostics) {
+	var diags model.Diagnostics
+	type pair struct{ ct, dt string }
+	index := map[pair]int{}
+	var out []Assignment
+	for _, p := range set.SchedulingPolicies {
+		src := set.Source(model.KindSchedulingPolicy, p.Metadata.Name)
+		dtSel, err := model.CompileSelector(p.Spec.DeploymentTargetSelector.LabelSelector)
+		if err != nil {
+			diags = append(diags, selectorDiag(src, p.Metadata.Name, "spec.deploymentTargetSelector.labelSelector", err))
+			continue
+		}
+		ctSel, err := model.CompileSelector(p.Spec.ClusterTypeSelector.LabelSelector)
+		if err != nil {
+			diags = append(diags, selectorDiag(src, p.Metadata.Name, "spec.clusterTypeSelector.labelSelector", err))
+			continue
+		}
+		var cts []string
+		for _, ct := range set.ClusterTypes {
+			if ctSel.Matches(labels.Set(ct.Metadata.Labels)) {
+				cts = append(cts, ct.Metadata.Name)
+			}
+		}
+		if len(cts) == 0 {
+			continue
+		}
+		ws := p.Spec.DeploymentTargetSelector.Workspace
+		for _, t := range targets {
+			if ws != "" && ws != t.Labels[WorkspaceLabel] {
+				continue
+			}
+			if !dtSel.Matches(labels.Set(t.Labels)) {
+				continue
+			}
+			for _, ct := range cts {
+				k := pair{ct, t.Name}
+				if i, ok := index[k]; ok {
+					out[i].SchedulingPolicies = append(out[i].SchedulingPolicies, p.Metadata.Name)
+					continue
+				}
+				index[k] = len(out)
+				out = append(out, Assignment{
+					ClusterType: ct, DeploymentTarget: t.Name, Workload: t.Workload, Workspace: t.Workspace,
+					SchedulingPolicies: []string{p.Metadata.Name},
+					Namespace:          fmt.Sprintf("%s-%s-%s", environment, ct, t.Name),
+					Path:               ct + "/" + t.Name,
+				})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ClusterType != out[j].ClusterType {
+			return out[i].ClusterType < out[j].ClusterType
+		}
+		return out[i].DeploymentTarget < out[j].DeploymentTarget
+	})
+	return out, diags
+}
+
+func selectorDiag(src model.Source, name, field string, err error) model.Diagnostic {
+	return model.Diagnostic{
+		Severity: model.SeverityError, Summary: "Invalid label selector", Source: src, Kind: model.KindSchedulingPolicy, Name: name, Field: field,
+		Detail: err.Error() + "; operators are In, NotIn (both need values), Exists and DoesNotExist (no values)",
+	}
+}
+
+type renderedAssignment struct {
+	files   map[string]string
+	diags   model.Diagnostics
+	skipped bool
+}
+
+func (e *Engine) renderAssignments(environment string, set *model.Set, targets []*DeploymentTarget, assignments []Assignment, opts Options) ([]renderedAssignment, model.Diagnostics) {
+	clusterTypes := make(map[string]*model.ClusterType, len(set.ClusterTypes))
+	for _, ct := range set.ClusterTypes {
+		clusterTypes[ct.Metadata.Name] = ct
+	}
+	targetByName := make(map[string]*DeploymentTarget, len(targets))
+	for _, t := range targets {
+		targetByName[t.Name] = t
+	}
+	templates := make(map[string]*model.Template, len(builtinTemplates)+len(set.Templates))
+	for n, t := range builtinTemplates {
+		templates[n] = t
+	}
+	for _, t := range set.Templates {
+		templates[t.Metadata.Name] = t
+	}
+	sources := platformconfig.NewSources(set.ConfigMaps)
+	job := &assignmentJob{
+		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
+		templates: templates, sources: sources, opts: opts,
+	}
+
+	out := make([]renderedAssignment, len(assignments))
+	workers := opts.Parallelism
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next int64 = -1
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(atomic.AddInt64(&next, 1))
+				if i >= len(assignments) {
+					return
+				}
+				out[i] = job.render(&assignments[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var diags model.Diagnostics
+	for _, r := range out {
+		diags = append(diags, r.diags...)
+	}
+	return out, diags
+}
+
+type assignmentJob struct {
+	engine       *Engine
+	environment  string
+	set          *model.Set
+	clusterTypes map[string]*model.ClusterType
+	targets      map[string]*DeploymentTarget
+	templates    map[string]*model.Template
+	sources      *platformconfig.Sources
+	opts         Options
+}
+
+func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
+	ct := j.clusterTypes[a.ClusterType]
+	t := j.targets[a.DeploymentTarget]
+	ctSrc := j.set.Source(model.KindClusterType, ct.Metadata.Name)
+	fail := func(sev model.Severity, summary, field, detail string) renderedAssignment {
+		r.diags = append(r.diags, model.Diagnostic{Severity: sev, Summary: summary, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
+			Detail: fmt.Sprintf("deployment target %q on cluster type %q: %s", t.Name, ct.Metadata.Name, detail)})
+		return r
+	}
+
+	match := platformconfig.Target{ClusterTypeName: ct.Metadata.Name, ClusterTypeLabels: ct.Metadata.Labels, DeploymentTarget: t.Name, TargetLabels: t.Labels}
+	config := j.sources.Compose(match)
+
+	type namedSchema struct{ name, text string }
+	var schemas []namedSchema
+	for _, s := range j.set.ConfigSchemas {
+		if match.Matches(s.Metadata.Labels) {
+			schemas = append(schemas, namedSchema{"ConfigSchema " + s.Metadata.Name, s.Spec.Schema})
+		}
+	}
+	for i, s := range t.ConfigSchemas {
+		schemas = append(schemas, namedSchema{fmt.Sprintf("deployment target configSchemas[%d]", i), s})
+	}
+	for _, s := range schemas {
+		compiled, err := j.engine.schemas.Compile(s.text)
+		if err != nil {
+			return fail(model.SeverityError, "Invalid config schema", "", fmt.Sprintf("%s: %v", s.name, err))
+		}
+		if v := platformconfig.Validate(compiled, config); v != nil {
+			sev := model.SeverityError
+			if j.opts.ConfigValidation == ConfigValidationWarn {
+				sev = model.SeverityWarning
+				r.skipped = true
+			}
+			return fail(sev, "Platform config violates schema", "",
+				fmt.Sprintf("%s rejects field %s: %s. Fix the platform ConfigMaps, or set config_validation = \"warn\" to skip this assignment", s.name, v.Field, v.Message))
+		}
+	}
+
+	data := &templating.Data{
+		DeploymentTargetName: t.Name,
+		Namespace:            a.Namespace,
+		Environment:          j.environment,
+		Workspace:            t.Workspace,
+		Workload:             t.Workload,
+		Labels:               t.Labels,
+		Manifests:            t.Manifests,
+		ClusterType:          ct.Metadata.Name,
+		ConfigData:           config,
+	}
+	configType := ct.Spec.ConfigType
+	if configType == "" {
+		configType = "configmap"
+	}
+	files := make(map[string]string, 3)
+	for _, use := range []struct{ field, name, file string }{
+		{"spec.reconciler", ct.Spec.Reconciler, "reconciler.yaml"},
+		{"spec.namespaceService", ct.Spec.NamespaceService, "namespace.yaml"},
+		{"spec.configType", configType, "platform-config"},
+	} {
+		tmpl, ok := j.templates[use.name]
+		if !ok {
+			return fail(model.SeverityError, "Missing template", use.field,
+				fmt.Sprintf("template %q is not in the input and is not built in (%s); add a Template named %q or change %s", use.name, strings.Join(BuiltinTemplateNames(), ", "), use.name, use.field))
+		}
+		out, err := j.engine.templates.ExecuteAll(tmpl.Spec.Manifests, data)
+		if err != nil {
+			return fail(model.SeverityError, "Template failed", use.field, fmt.Sprintf("Template %q %v", use.name, err))
+		}
+		content := strings.Join(out, "---\n")
+		file := use.file
+		if file == "platform-config" {
+			if tmpl.Spec.ContentType == model.ContentTypeSh {
+				file = "platform-config.sh"
+			} else {
+				file = "platform-config.yaml"
+			}
+			if content == "" {
+				continue
+			}
+		}
+		files[a.Path+"/"+file] = content
+	}
+	r.files = files
+	return r
+}
+
+// ContentHash is a SHA-256 over the sorted paths and contents of a file map.
+func ContentHash(files map[string]string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+		h.Write([]byte(files[p]))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,172 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+// Package templating executes Kalypso Template manifests: Go text/template with sprig and the
+// scheduler's own functions, re-executed while the output still holds template actions.
+package templating
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
+	"github.com/mitchellh/hashstructure"
+	yamlv3 "gopkg.in/yaml.v3"
+)
+
+// MaxRenderDepth bounds re-rendering, so that a value that renders to itself cannot loop forever.
+const MaxRenderDepth = 10
+
+// Data is what a template sees.
+type Data struct {
+	DeploymentTargetName string
+	Namespace            string
+	Environment          string
+	Workspace            string
+	Workload             string
+	Labels               map[string]string
+	Manifests            map[string]string
+	ClusterType          string
+	ConfigData           map[string]interface{}
+}
+
+var funcMap = func() template.FuncMap {
+	m := sprig.TxtFuncMap()
+	m["toYaml"] = ToYAML
+	m["stringify"] = Stringify
+	m["hash"] = Hash
+	m["unquote"] = Unquote
+	return m
+}()
+
+// ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "".
+func ToYAML(v interface{}) string {
+	b, err := yamlv3.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+// Stringify replaces the list values of a map by their YAML text, then renders the map with ToYAML.
+func Stringify(v interface{}) string {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map {
+		return ToYAML(v)
+	}
+	out := make(map[string]interface{}, rv.Len())
+	iter := rv.MapRange()
+	for iter.Next() {
+		key := fmt.Sprint(iter.Key().Interface())
+		val := iter.Value().Interface()
+		if val != nil && reflect.TypeOf(val).Kind() == reflect.Slice {
+			out[key] = ToYAML(val)
+		} else {
+			out[key] = val
+		}
+	}
+	return ToYAML(out)
+}
+
+// Hash is mitchellh/hashstructure (v1) of the value.
+func Hash(v interface{}) (uint64, error) {
+	return hashstructure.Hash(v, nil)
+}
+
+// Unquote trims spaces, then double quotes, then single quotes.
+func Unquote(s string) string {
+	return strings.Trim(strings.Trim(strings.TrimSpace(s), `"`), `'`)
+}
+
+// Engine parses each distinct manifest text once and is safe for concurrent use.
+type Engine struct {
+	mu     sync.RWMutex
+	parsed map[string]*parseResult
+}
+
+type parseResult struct {
+	tmpl *template.Template
+	err  error
+}
+
+// NewEngine returns an engine with an empty parse cache.
+func NewEngine() *Engine {
+	return &Engine{parsed: map[string]*parseResult{}}
+}
+
+func (e *Engine) parse(text string) (*template.Template, error) {
+	e.mu.RLock()
+	got, ok := e.parsed[text]
+	e.mu.RUnlock()
+	if ok {
+		return got.tmpl, got.err
+	}
+	t, err := template.New("manifest").Funcs(funcMap).Parse(text)
+	e.mu.Lock()
+	e.parsed[text] = &parseResult{tmpl: t, err: err}
+	e.mu.Unlock()
+	return t, err
+}
+
+// parseOnce parses text that is unlikely to repeat (re-render output), bypassing the cache.
+func parseOnce(text string) (*template.Template, error) {
+	return template.New("manifest").Funcs(funcMap).Parse(text)
+}
+
+// Execute renders one manifest. While the result still contains `{{`, it is executed again, up to MaxRenderDepth times.
+func (e *Engine) Execute(text string, data *Data) (string, error) {
+	t, err := e.parse(text)
+	if err != nil {
+		return "", fmt.Errorf("template does not parse: %w", err)
+	}
+	out, err := run(t, data)
+	if err != nil {
+		return "", err
+	}
+	for depth := 1; strings.Contains(out, "{{"); depth++ {
+		if depth >= MaxRenderDepth {
+			return "", fmt.Errorf("output still contains template actions after %d renders; a config value probably renders to itself (look for `{{` in ConfigMap values)", MaxRenderDepth)
+		}
+		t, err := parseOnce(out)
+		if err != nil {
+			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): template does not parse: %w", depth+1, err)
+		}
+		if out, err = run(t, data); err != nil {
+			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): %w", depth+1, err)
+		}
+	}
+	return out, nil
+}
+
+func run(t *template.Template, data *Data) (out string, err error) {
+	// Sprig and reflection-heavy functions can panic on odd input; a template must never crash the provider.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("template execution panicked: %v", r)
+		}
+	}()
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return "", fmt.Errorf("template execution failed: %w", err)
+	}
+	return buf.String(), nil
+}
+
+// ExecuteAll renders every manifest of a template and drops results equal to "".
+func (e *Engine) ExecuteAll(manifests []string, data *Data) ([]string, error) {
+	out := make([]string, 0, len(manifests))
+	for i, m := range manifests {
+		r, err := e.Execute(m, data)
+		if err != nil {
+			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
+		}
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
