@@ -1,0 +1,498 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package fleet
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/yaml"
+)
+
+func mustGenerate(t *testing.T, spec Spec) Fleet {
+	t.Helper()
+	f, err := Generate(spec)
+	if err != nil {
+		t.Fatalf("Generate(%+v): %v", spec, err)
+	}
+	return f
+}
+
+func mustPreset(t *testing.T, name string) Fleet {
+	t.Helper()
+	spec, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustGenerate(t, spec)
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	spec, _ := Preset("1k")
+	first, second := mustGenerate(t, spec), mustGenerate(t, spec)
+	if first.MultiDocument() != second.MultiDocument() {
+		t.Fatal("the same spec produced different YAML")
+	}
+	firstVars, err := first.TFVars()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secondVars, err := second.TFVars()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(firstVars) != string(secondVars) {
+		t.Fatal("the same spec produced different tfvars")
+	}
+
+	spec.Seed++
+	if other := mustGenerate(t, spec); other.MultiDocument() == first.MultiDocument() {
+		t.Fatal("a different seed produced the same YAML")
+	}
+}
+
+func TestGenerateProducesRequestedCounts(t *testing.T) {
+	spec := Spec{ClusterTypes: 7, Workloads: 5, TargetsPerWorkload: 12, Policies: 9, ConfigMaps: 13, Seed: 3, Environment: "stage"}
+	f := mustGenerate(t, spec)
+
+	kinds := map[string]int{}
+	for _, d := range f.Documents {
+		kinds[d.Kind]++
+	}
+	want := map[string]int{
+		"ClusterType": 7, "Workload": 5, "WorkloadRegistration": 5, "SchedulingPolicy": 9,
+		"ConfigMap": 13, "Template": 3, "BaseRepo": 1, "GitOpsRepo": 1,
+	}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("document kinds = %v, want %v", kinds, want)
+	}
+	if f.Expected.DeploymentTargets != 5*12 {
+		t.Errorf("deployment targets = %d, want 60", f.Expected.DeploymentTargets)
+	}
+	names := map[string]bool{}
+	for _, w := range f.Workloads {
+		for _, dt := range w.DeploymentTargets {
+			name := w.Name + "-" + dt.Name
+			if names[name] {
+				t.Errorf("deployment target %s is not unique", name)
+			}
+			names[name] = true
+			if dt.Environment != "stage" {
+				t.Errorf("deployment target %s is in environment %q, want stage", name, dt.Environment)
+			}
+		}
+	}
+}
+
+func TestGenerateRejectsInvalidSpec(t *testing.T) {
+	_, err := Generate(Spec{ClusterTypes: 0, Workloads: 1, TargetsPerWorkload: 1, Policies: 1, Breadth: 2})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for _, want := range []string{"ClusterTypes must be at least 1", "Breadth must be in (0, 1]"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+// decoded is the part of a Kalypso object the tests compare with the model.
+type decoded struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name        string            `json:"name"`
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
+	Spec json.RawMessage   `json:"spec"`
+}
+
+type decodedSelector struct {
+	Workspace     string `json:"workspace"`
+	LabelSelector struct {
+		MatchLabels      map[string]string `json:"matchLabels"`
+		MatchExpressions []struct {
+			Key      string   `json:"key"`
+			Operator string   `json:"operator"`
+			Values   []string `json:"values"`
+		} `json:"matchExpressions"`
+	} `json:"labelSelector"`
+}
+
+func (d decodedSelector) selector() Selector {
+	s := Selector{MatchLabels: d.LabelSelector.MatchLabels}
+	for _, r := range d.LabelSelector.MatchExpressions {
+		s.MatchExpressions = append(s.MatchExpressions, Requirement{Key: r.Key, Operator: r.Operator, Values: r.Values})
+	}
+	return s
+}
+
+// TestDocumentsDecodeToTheModel checks that every document is valid YAML of
+// the right kind and apiVersion, and that it says what the model says, since
+// the expected counts are computed from the model.
+func TestDocumentsDecodeToTheModel(t *testing.T) {
+	f := mustPreset(t, "1k")
+	clusterTypes := map[string]ClusterType{}
+	for _, ct := range f.ClusterTypes {
+		clusterTypes[ct.Name] = ct
+	}
+	policies := map[string]SchedulingPolicy{}
+	for _, p := range f.Policies {
+		policies[p.Name] = p
+	}
+	workloads := map[string]Workload{}
+	for _, w := range f.Workloads {
+		workloads[w.Name] = w
+	}
+
+	for _, doc := range f.Documents {
+		var obj decoded
+		if err := yaml.UnmarshalStrict([]byte(doc.YAML), &obj); err != nil {
+			t.Fatalf("%s: %v\n%s", doc.Path, err, doc.YAML)
+		}
+		wantAPIVersion := "scheduler.kalypso.io/v1alpha1"
+		if doc.Kind == "ConfigMap" {
+			wantAPIVersion = "v1"
+		}
+		if obj.APIVersion != wantAPIVersion || obj.Kind != doc.Kind || obj.Metadata.Name != doc.Name {
+			t.Errorf("%s: decoded %s %s %s, want %s %s %s", doc.Path, obj.APIVersion, obj.Kind, obj.Metadata.Name, wantAPIVersion, doc.Kind, doc.Name)
+		}
+
+		switch doc.Kind {
+		case "ClusterType":
+			if !reflect.DeepEqual(obj.Metadata.Labels, clusterTypes[doc.Name].Labels) {
+				t.Errorf("%s: labels %v, want %v", doc.Path, obj.Metadata.Labels, clusterTypes[doc.Name].Labels)
+			}
+		case "SchedulingPolicy":
+			var spec struct {
+				DeploymentTargetSelector decodedSelector `json:"deploymentTargetSelector"`
+				ClusterTypeSelector      decodedSelector `json:"clusterTypeSelector"`
+			}
+			if err := json.Unmarshal(obj.Spec, &spec); err != nil {
+				t.Fatalf("%s: %v", doc.Path, err)
+			}
+			want := policies[doc.Name]
+			got := SchedulingPolicy{
+				Name:                     doc.Name,
+				Workspace:                spec.DeploymentTargetSelector.Workspace,
+				DeploymentTargetSelector: spec.DeploymentTargetSelector.selector(),
+				ClusterTypeSelector:      spec.ClusterTypeSelector.selector(),
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: decoded %+v, want %+v", doc.Path, got, want)
+			}
+		case "Workload":
+			var spec struct {
+				DeploymentTargets []DeploymentTarget `json:"deploymentTargets"`
+			}
+			if err := json.Unmarshal(obj.Spec, &spec); err != nil {
+				t.Fatalf("%s: %v", doc.Path, err)
+			}
+			want := workloads[doc.Name]
+			if !reflect.DeepEqual(spec.DeploymentTargets, want.DeploymentTargets) {
+				t.Errorf("%s: targets %+v, want %+v", doc.Path, spec.DeploymentTargets, want.DeploymentTargets)
+			}
+			if !reflect.DeepEqual(obj.Metadata.Labels, want.Labels) {
+				t.Errorf("%s: labels %v, want %v", doc.Path, obj.Metadata.Labels, want.Labels)
+			}
+			if want.Registration != want.Name && obj.Metadata.Annotations[RegistrationAnnotation] != want.Registration {
+				t.Errorf("%s: annotations %v, want registration %s", doc.Path, obj.Metadata.Annotations, want.Registration)
+			}
+		case "ConfigMap":
+			if obj.Metadata.Labels["platform-config"] != "true" {
+				t.Errorf("%s: labels %v lack platform-config: \"true\"", doc.Path, obj.Metadata.Labels)
+			}
+		}
+	}
+}
+
+func TestConfigMapNestedValuesParseAsStructure(t *testing.T) {
+	f := mustPreset(t, "1k")
+	nested := 0
+	for _, c := range f.PlatformConfigs {
+		var obj decoded
+		if err := yaml.Unmarshal([]byte(configMapYAML(c)), &obj); err != nil {
+			t.Fatal(err)
+		}
+		for key, value := range c.Data {
+			text := obj.Data[key]
+			switch {
+			case value.Map != nil:
+				var got map[string]string
+				if err := yaml.Unmarshal([]byte(text), &got); err != nil || !reflect.DeepEqual(got, value.Map) {
+					t.Errorf("%s.%s = %q parses to %v (%v), want %v", c.Name, key, text, got, err, value.Map)
+				}
+				nested++
+			case value.List != nil:
+				var got []string
+				if err := yaml.Unmarshal([]byte(text), &got); err != nil || !reflect.DeepEqual(got, value.List) {
+					t.Errorf("%s.%s = %q parses to %v (%v), want %v", c.Name, key, text, got, err, value.List)
+				}
+				nested++
+			default:
+				if text != value.Scalar {
+					t.Errorf("%s.%s = %q, want %q", c.Name, key, text, value.Scalar)
+				}
+			}
+		}
+	}
+	if nested == 0 {
+		t.Fatal("the 1k fleet has no nested config values")
+	}
+}
+
+func TestTemplatesAreTheFixtureShapes(t *testing.T) {
+	f := mustPreset(t, "1k")
+	var names []string
+	for _, d := range f.Documents {
+		if d.Kind == "Template" {
+			names = append(names, d.Name)
+		}
+	}
+	if want := []string{"arc-flux", "default", "configmap"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("templates %v, want %v", names, want)
+	}
+	if !strings.HasSuffix(configMapTemplate, "{{ toYaml .ConfigData | indent 2}}") {
+		t.Errorf("the config template lost its fixture ending: %q", configMapTemplate)
+	}
+}
+
+func TestMultiDocumentSplitsBackIntoManifests(t *testing.T) {
+	f := mustPreset(t, "1k")
+	var got []string
+	var current strings.Builder
+	for _, line := range strings.SplitAfter(f.MultiDocument(), "\n") {
+		if line == "---\n" {
+			got = append(got, current.String())
+			current.Reset()
+			continue
+		}
+		current.WriteString(line)
+	}
+	got = append(got, current.String())
+	if !reflect.DeepEqual(got, f.Manifests()) {
+		t.Fatal("splitting the stream at --- lines does not give back the documents")
+	}
+}
+
+// TestExpectOnHandCheckedFleet exercises each selection rule once; the
+// expected pairs are worked out by hand in the comments.
+func TestExpectOnHandCheckedFleet(t *testing.T) {
+	clusterTypes := []ClusterType{
+		{Name: "a", Labels: map[string]string{"region": "east", "size": "small"}},
+		{Name: "b", Labels: map[string]string{"region": "west", "size": "large", "gpu": "yes"}},
+		{Name: "c", Labels: map[string]string{"region": "west", "size": "small"}},
+	}
+	workloads := []Workload{
+		{Name: "w1", Registration: "w1", Workspace: "ws1", Labels: map[string]string{"tier": "gold"}, DeploymentTargets: []DeploymentTarget{
+			// The workload's tier overrides silver.
+			{Name: "t1", Environment: "dev", Labels: map[string]string{"purpose": "test", "tier": "silver"}},
+			{Name: "t2", Environment: "dev", Labels: map[string]string{"purpose": "prod"}},
+			// Another environment: not a deployment target here.
+			{Name: "t3", Environment: "stage", Labels: map[string]string{"purpose": "test"}},
+		}},
+		{Name: "w2", Registration: "w2-registration", Workspace: "ws2", DeploymentTargets: []DeploymentTarget{
+			{Name: "t1", Environment: "dev", Labels: map[string]string{"purpose": "test", "critical": "true"}},
+			{Name: "t2", Environment: "dev", Labels: map[string]string{"purpose": "prod"}},
+		}},
+	}
+	policies := []SchedulingPolicy{
+		// w1-t1, w1-t2 x a, c: 4 pairs.
+		{Name: "gold-on-small",
+			DeploymentTargetSelector: Selector{MatchLabels: map[string]string{"tier": "gold"}},
+			ClusterTypeSelector:      Selector{MatchLabels: map[string]string{"size": "small"}}},
+		// w2-t1 x b: 1 pair.
+		{Name: "critical-ws2-on-gpu", Workspace: "ws2",
+			DeploymentTargetSelector: Selector{MatchExpressions: []Requirement{{Key: "critical", Operator: OperatorExists}}},
+			ClusterTypeSelector:      Selector{MatchExpressions: []Requirement{{Key: "gpu", Operator: OperatorExists}}}},
+		// w1-t1 x b, c: (w1-t1, c) is already selected, so 1 new pair.
+		{Name: "non-critical-tests-outside-east",
+			DeploymentTargetSelector: Selector{MatchExpressions: []Requirement{
+				{Key: "critical", Operator: OperatorDoesNotExist},
+				{Key: "purpose", Operator: OperatorIn, Values: []string{"test"}},
+			}},
+			ClusterTypeSelector: Selector{MatchExpressions: []Requirement{{Key: "region", Operator: OperatorNotIn, Values: []string{"east"}}}}},
+		// The only critical target is in ws2: nothing.
+		{Name: "critical-ws1", Workspace: "ws1",
+			DeploymentTargetSelector: Selector{MatchExpressions: []Requirement{{Key: "critical", Operator: OperatorExists}}}},
+	}
+
+	got := Expect("dev", clusterTypes, workloads, policies)
+	// w2-t2 is selected by nothing.
+	want := Expectation{DeploymentTargets: 4, Assignments: 6, UnscheduledDeploymentTargets: 1}
+	if got != want {
+		t.Errorf("Expect = %+v, want %+v", got, want)
+	}
+
+	targets := EffectiveTargets("dev", workloads)
+	var pairs []string
+	for _, p := range Assignments(targets, clusterTypes, policies) {
+		pairs = append(pairs, targets[p.Target].Name+"/"+clusterTypes[p.ClusterType].Name)
+	}
+	wantPairs := []string{"w1-t1/a", "w1-t1/b", "w1-t1/c", "w1-t2/a", "w1-t2/c", "w2-t1/b"}
+	if !reflect.DeepEqual(pairs, wantPairs) {
+		t.Errorf("pairs %v, want %v", pairs, wantPairs)
+	}
+	wantLabels := map[string]string{"purpose": "test", "tier": "gold", "workload": "w1", "workspace": "ws1"}
+	if !reflect.DeepEqual(targets[0].Labels, wantLabels) {
+		t.Errorf("w1-t1 labels %v, want %v", targets[0].Labels, wantLabels)
+	}
+}
+
+// TestSelectorMatchesAgreesWithApimachinery checks the reference matcher
+// against Kubernetes' own on every selector and object of a fleet.
+func TestSelectorMatchesAgreesWithApimachinery(t *testing.T) {
+	f := mustPreset(t, "10k")
+	operators := map[string]selection.Operator{
+		OperatorIn: selection.In, OperatorNotIn: selection.NotIn,
+		OperatorExists: selection.Exists, OperatorDoesNotExist: selection.DoesNotExist,
+	}
+	kubernetesSelector := func(s Selector) labels.Selector {
+		sel := labels.SelectorFromSet(s.MatchLabels)
+		for _, r := range s.MatchExpressions {
+			req, err := labels.NewRequirement(r.Key, operators[r.Operator], r.Values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel = sel.Add(*req)
+		}
+		return sel
+	}
+	targets := EffectiveTargets(f.Spec.Environment, f.Workloads)
+	checked := 0
+	for _, p := range f.Policies {
+		targetSel, clusterSel := kubernetesSelector(p.DeploymentTargetSelector), kubernetesSelector(p.ClusterTypeSelector)
+		for _, dt := range targets {
+			if got, want := p.DeploymentTargetSelector.Matches(dt.Labels), targetSel.Matches(labels.Set(dt.Labels)); got != want {
+				t.Errorf("%s on %s: Matches = %v, apimachinery says %v", p.Name, dt.Name, got, want)
+			}
+			checked++
+		}
+		for _, ct := range f.ClusterTypes {
+			if got, want := p.ClusterTypeSelector.Matches(ct.Labels), clusterSel.Matches(labels.Set(ct.Labels)); got != want {
+				t.Errorf("%s on %s: Matches = %v, apimachinery says %v", p.Name, ct.Name, got, want)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("nothing was checked")
+	}
+}
+
+// TestPresetAssignmentCounts pins the counts documented in presets.go and
+// benchmarks/README.md, so a change to the generator that moves them is seen.
+func TestPresetAssignmentCounts(t *testing.T) {
+	want := map[string]Expectation{
+		"1k":   {DeploymentTargets: 100, Assignments: 1029, UnscheduledDeploymentTargets: 5},
+		"10k":  {DeploymentTargets: 200, Assignments: 9737, UnscheduledDeploymentTargets: 2},
+		"100k": {DeploymentTargets: 500, Assignments: 97938},
+		"86k":  {DeploymentTargets: 450, Assignments: 86485},
+	}
+	for _, name := range PresetNames() {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && (name == "100k" || name == "86k") {
+				t.Skip("large preset")
+			}
+			f := mustPreset(t, name)
+			if f.Expected != want[name] {
+				t.Errorf("Expected = %+v, want %+v", f.Expected, want[name])
+			}
+			if name == "86k" && (len(f.ClusterTypes) != 300 || f.Expected.DeploymentTargets != 450 || len(f.Policies) != 60) {
+				t.Errorf("86k is %d cluster types x %d targets x %d policies, want 300 x 450 x 60",
+					len(f.ClusterTypes), f.Expected.DeploymentTargets, len(f.Policies))
+			}
+		})
+	}
+}
+
+func TestPresetRejectsUnknownSize(t *testing.T) {
+	if _, err := Preset("2k"); err == nil || !strings.Contains(err.Error(), "10k") {
+		t.Errorf("Preset(2k) error = %v, want one listing the known sizes", err)
+	}
+}
+
+func TestTFVarsCarryTheModel(t *testing.T) {
+	f := mustPreset(t, "1k")
+	data, err := f.TFVars()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars struct {
+		Environment  string `json:"environment"`
+		ClusterTypes []struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"cluster_types"`
+		Workloads []struct {
+			DeploymentTargets []json.RawMessage `json:"deployment_targets"`
+		} `json:"workloads"`
+		SchedulingPolicies []struct {
+			ClusterTypeSelector struct {
+				MatchLabels      map[string]string `json:"match_labels"`
+				MatchExpressions []json.RawMessage `json:"match_expressions"`
+			} `json:"cluster_type_selector"`
+		} `json:"scheduling_policies"`
+		PlatformConfigs []struct {
+			Labels map[string]string `json:"labels"`
+			Data   map[string]any    `json:"data"`
+		} `json:"platform_configs"`
+		ExpectedAssignments int `json:"expected_assignments"`
+	}
+	if err := json.Unmarshal(data, &vars); err != nil {
+		t.Fatal(err)
+	}
+	if vars.Environment != "dev" || len(vars.ClusterTypes) != 20 || len(vars.Workloads) != 25 ||
+		len(vars.SchedulingPolicies) != 8 || len(vars.PlatformConfigs) != 12 || vars.ExpectedAssignments != 1029 {
+		t.Errorf("tfvars environment %q, %d cluster types, %d workloads, %d policies, %d configs, %d expected",
+			vars.Environment, len(vars.ClusterTypes), len(vars.Workloads), len(vars.SchedulingPolicies), len(vars.PlatformConfigs), vars.ExpectedAssignments)
+	}
+	for _, p := range vars.SchedulingPolicies {
+		// HCL's for expressions fail on null, so collections are never null.
+		if p.ClusterTypeSelector.MatchLabels == nil || p.ClusterTypeSelector.MatchExpressions == nil {
+			t.Errorf("a selector has a null collection: %+v", p.ClusterTypeSelector)
+		}
+	}
+	global := vars.PlatformConfigs[0]
+	if global.Labels["platform-config"] != "true" {
+		t.Errorf("config labels %v lack platform-config", global.Labels)
+	}
+	if resources, ok := global.Data["resources"].(map[string]any); !ok || resources["cpu"] != "100m" {
+		t.Errorf("resources = %#v, want a native object", global.Data["resources"])
+	}
+	if registries, ok := global.Data["allowedRegistries"].([]any); !ok || len(registries) != 2 {
+		t.Errorf("allowedRegistries = %#v, want a native list", global.Data["allowedRegistries"])
+	}
+}
+
+func TestWriteDirWritesEveryDocument(t *testing.T) {
+	f := mustPreset(t, "1k")
+	dir := t.TempDir()
+	if err := f.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteTFVars(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Documents {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(d.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != d.YAML {
+			t.Errorf("%s differs from the document", d.Path)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, TFVarsFileName)); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,48 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package fleet
+
+import (
+	"fmt"
+	"slices"
+)
+
+// DefaultSeed is the seed presets use unless told otherwise.
+const DefaultSeed = 42
+
+// Presets are the benchmark fleets. Breadth is tuned so that, with
+// DefaultSeed, each lands near the assignment count in its name; the exact
+// counts are pinned in presets_test.go and listed in benchmarks/README.md.
+var Presets = map[string]Spec{
+	// 100 deployment targets x 20 cluster types: 1,029 assignments.
+	"1k": {ClusterTypes: 20, Workloads: 25, TargetsPerWorkload: 4, Policies: 8, ConfigMaps: 12, Breadth: 0.5},
+	// 200 deployment targets x 80 cluster types: 9,737 assignments.
+	"10k": {ClusterTypes: 80, Workloads: 40, TargetsPerWorkload: 5, Policies: 24, ConfigMaps: 24, Breadth: 0.3},
+	// 500 deployment targets x 300 cluster types: 97,938 assignments.
+	"100k": {ClusterTypes: 300, Workloads: 100, TargetsPerWorkload: 5, Policies: 60, ConfigMaps: 48, Breadth: 0.1},
+	// The fleet named in issue 6: 300 cluster types x 450 deployment
+	// targets x 60 policies: 86,485 assignments.
+	"86k": {ClusterTypes: 300, Workloads: 90, TargetsPerWorkload: 5, Policies: 60, ConfigMaps: 48, Breadth: 0.1},
+}
+
+// PresetNames lists the presets in a stable order.
+func PresetNames() []string {
+	names := make([]string, 0, len(Presets))
+	for name := range Presets {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Preset returns the named preset with DefaultSeed and environment "dev".
+func Preset(name string) (Spec, error) {
+	spec, ok := Presets[name]
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown fleet size %q; known sizes: %v", name, PresetNames())
+	}
+	spec.Seed = DefaultSeed
+	spec.Environment = "dev"
+	return spec, nil
+}

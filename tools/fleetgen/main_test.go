@@ -1,0 +1,61 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunWritesYAMLAndTFVars(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run([]string{"-size", "1k", "-format", "both", "-out", dir}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "expected assignments:           1029\n") {
+		t.Errorf("output does not report 1029 expected assignments:\n%s", out.String())
+	}
+	for _, path := range []string{"base-repo.yaml", "templates/arc-flux.yaml", "fleet.auto.tfvars.json"} {
+		if _, err := os.Stat(filepath.Join(dir, path)); err != nil {
+			t.Error(err)
+		}
+	}
+	policies, err := filepath.Glob(filepath.Join(dir, "scheduling", "*.yaml"))
+	if err != nil || len(policies) != 8 {
+		t.Errorf("%d policy files (%v), want 8", len(policies), err)
+	}
+}
+
+func TestRunAppliesOverrides(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	args := []string{"-size", "1k", "-format", "tfvars", "-out", dir, "-cluster-types", "3", "-config-maps", "0", "-seed", "7"}
+	if err := run(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"seed 7", "cluster types:                  3\n", "platform config maps:           0\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "base-repo.yaml")); !os.IsNotExist(err) {
+		t.Errorf("-format tfvars wrote YAML too (stat: %v)", err)
+	}
+}
+
+func TestRunRejectsBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"-size", "1k"},
+		{"-size", "3k", "-out", t.TempDir()},
+		{"-size", "1k", "-format", "xml", "-out", t.TempDir()},
+	} {
+		if err := run(args, &bytes.Buffer{}); err == nil {
+			t.Errorf("run(%q) succeeded, want an error", args)
+		}
+	}
+}
