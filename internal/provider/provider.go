@@ -163,11 +163,15 @@ func (p *KalypsoProvider) Resources(_ context.Context) []func() resource.Resourc
 }
 
 func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{}
+	return []func() datasource.DataSource{
+		NewEnvironmentRenderDataSource,
+	}
 }
 
 func (p *KalypsoProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{}
+	return []func() function.Function{
+		NewEnvironmentRenderFunction,
+	}
 }
 
 func firstNonEmpty(values ...string) string {

@@ -1,0 +1,129 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+)
+
+var _ datasource.DataSource = &EnvironmentRenderDataSource{}
+
+// EnvironmentRenderDataSource is kalypso_environment_render.
+type EnvironmentRenderDataSource struct{}
+
+// NewEnvironmentRenderDataSource returns the data source.
+func NewEnvironmentRenderDataSource() datasource.DataSource {
+	return &EnvironmentRenderDataSource{}
+}
+
+// EnvironmentRenderModel is the data source's configuration and state.
+type EnvironmentRenderModel struct {
+	Environment      types.String   `tfsdk:"environment"`
+	Manifests        []types.String `tfsdk:"manifests"`
+	ConfigValidation types.String   `tfsdk:"config_validation"`
+
+	Assignments  types.List   `tfsdk:"assignments"`
+	Files        types.Map    `tfsdk:"files"`
+	Unscheduled  types.List   `tfsdk:"unscheduled_deployment_targets"`
+	ClusterTypes types.List   `tfsdk:"cluster_types"`
+	Promoted     types.String `tfsdk:"promoted_commit_id"`
+	ContentHash  types.String `tfsdk:"content_hash"`
+}
+
+func (d *EnvironmentRenderDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_environment_render"
+}
+
+func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Schedules one environment and renders its GitOps tree, byte for byte as the upstream Kalypso scheduler. " +
+			"When `manifests` reference `kalypso_*` resources with pending changes, Terraform defers this data source to apply time; " +
+			"use the `provider::kalypso::environment_render` function instead to keep the result in the plan.",
+		Attributes: map[string]schema.Attribute{
+			"environment": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Environment to render, for example `dev`. Only deployment targets of this environment are scheduled.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"manifests": schema.ListAttribute{
+				Required:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Kalypso YAML: each string holds one or more `---`-separated documents of any Kalypso kind " +
+					"(ClusterType, SchedulingPolicy, Workload, WorkloadRegistration, Template, ConfigSchema, BaseRepo, GitOpsRepo, Environment) or v1 ConfigMap. " +
+					"Resource `manifest`s, `kalypso_control_plane` output and `file()` calls mix freely.",
+			},
+			"config_validation": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "What a platform config that violates a config schema does: `error` (default) fails the read, " +
+					"`warn` reports a warning and leaves that assignment out.",
+				Validators: []validator.String{stringvalidator.OneOf(render.ConfigValidationError, render.ConfigValidationWarn)},
+			},
+			"assignments": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Every placement of a deployment target on a cluster type, sorted by cluster type then deployment target.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"cluster_type":        schema.StringAttribute{Computed: true, MarkdownDescription: "Cluster type name."},
+					"deployment_target":   schema.StringAttribute{Computed: true, MarkdownDescription: "Deployment target name, `<workload>-<target>`."},
+					"workload":            schema.StringAttribute{Computed: true, MarkdownDescription: "Workload name."},
+					"workspace":           schema.StringAttribute{Computed: true, MarkdownDescription: "Workspace of the workload's registration."},
+					"scheduling_policies": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Every policy that selects this pair, by name. Upstream fails when there are two; here they share one assignment."},
+					"namespace":           schema.StringAttribute{Computed: true, MarkdownDescription: "Target namespace, `<environment>-<cluster type>-<deployment target>`."},
+					"path":                schema.StringAttribute{Computed: true, MarkdownDescription: "Folder of the assignment relative to the GitOps root."},
+				}},
+			},
+			"files": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The rendered GitOps tree: path relative to the GitOps root → content. Feed it to `kalypso_gitops_commit`.",
+			},
+			"unscheduled_deployment_targets": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Deployment targets of the environment that no policy places.",
+			},
+			"cluster_types": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Every cluster type of the environment, each with a folder in `files`.",
+			},
+			"promoted_commit_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`spec.commit` of the BaseRepo named `main`, or empty. Pass it to `kalypso_gitops_commit.promoted_commit_id`.",
+			},
+			"content_hash": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "SHA-256 over the sorted paths and contents of `files`.",
+			},
+		},
+	}
+}
+
+func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var data EnvironmentRenderModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	manifests, known := manifestStrings(data.Manifests)
+	var out renderOutputs
+	if !known || data.Environment.IsUnknown() {
+		out = unknownRenderOutputs()
+	} else {
+		res, diags := render.Render(data.Environment.ValueString(), manifests, render.Options{ConfigValidation: data.ConfigValidation.ValueString()})
+		resp.Diagnostics.Append(engineDiagnostics(diags, path.Root("manifests"))...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		out = toRenderOutputs(res)
+	}
+	data.Assignments, data.Files, data.Unscheduled = out.Assignments, out.Files, out.Unscheduled
+	data.ClusterTypes, data.Promoted, data.ContentHash = out.ClusterTypes, out.Promoted, out.ContentHash
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}

@@ -1,0 +1,157 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+)
+
+// Conversions shared by the environment_render data source and function, which return the same object.
+
+var assignmentAttrTypes = map[string]attr.Type{
+	"cluster_type":        types.StringType,
+	"deployment_target":   types.StringType,
+	"workload":            types.StringType,
+	"workspace":           types.StringType,
+	"scheduling_policies": types.ListType{ElemType: types.StringType},
+	"namespace":           types.StringType,
+	"path":                types.StringType,
+}
+
+var assignmentObjectType = types.ObjectType{AttrTypes: assignmentAttrTypes}
+
+// renderOutputAttrTypes are the computed outputs of a render.
+var renderOutputAttrTypes = map[string]attr.Type{
+	"assignments":                    types.ListType{ElemType: assignmentObjectType},
+	"files":                          types.MapType{ElemType: types.StringType},
+	"unscheduled_deployment_targets": types.ListType{ElemType: types.StringType},
+	"cluster_types":                  types.ListType{ElemType: types.StringType},
+	"promoted_commit_id":             types.StringType,
+	"content_hash":                   types.StringType,
+}
+
+// renderOutputs holds the render outputs as framework values.
+type renderOutputs struct {
+	Assignments  types.List
+	Files        types.Map
+	Unscheduled  types.List
+	ClusterTypes types.List
+	Promoted     types.String
+	ContentHash  types.String
+}
+
+func (o renderOutputs) attributes() map[string]attr.Value {
+	return map[string]attr.Value{
+		"assignments":                    o.Assignments,
+		"files":                          o.Files,
+		"unscheduled_deployment_targets": o.Unscheduled,
+		"cluster_types":                  o.ClusterTypes,
+		"promoted_commit_id":             o.Promoted,
+		"content_hash":                   o.ContentHash,
+	}
+}
+
+func unknownRenderOutputs() renderOutputs {
+	return renderOutputs{
+		Assignments:  types.ListUnknown(assignmentObjectType),
+		Files:        types.MapUnknown(types.StringType),
+		Unscheduled:  types.ListUnknown(types.StringType),
+		ClusterTypes: types.ListUnknown(types.StringType),
+		Promoted:     types.StringUnknown(),
+		ContentHash:  types.StringUnknown(),
+	}
+}
+
+func stringList(values []string) types.List {
+	elems := make([]attr.Value, len(values))
+	for i, v := range values {
+		elems[i] = types.StringValue(v)
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
+
+func toRenderOutputs(res *render.Result) renderOutputs {
+	assignments := make([]attr.Value, len(res.Assignments))
+	for i, a := range res.Assignments {
+		assignments[i] = types.ObjectValueMust(assignmentAttrTypes, map[string]attr.Value{
+			"cluster_type":        types.StringValue(a.ClusterType),
+			"deployment_target":   types.StringValue(a.DeploymentTarget),
+			"workload":            types.StringValue(a.Workload),
+			"workspace":           types.StringValue(a.Workspace),
+			"scheduling_policies": stringList(a.SchedulingPolicies),
+			"namespace":           types.StringValue(a.Namespace),
+			"path":                types.StringValue(a.Path),
+		})
+	}
+	files := make(map[string]attr.Value, len(res.Files))
+	for p, c := range res.Files {
+		files[p] = types.StringValue(c)
+	}
+	return renderOutputs{
+		Assignments:  types.ListValueMust(assignmentObjectType, assignments),
+		Files:        types.MapValueMust(types.StringType, files),
+		Unscheduled:  stringList(res.Unscheduled),
+		ClusterTypes: stringList(res.ClusterTypes),
+		Promoted:     types.StringValue(res.PromotedCommit),
+		ContentHash:  types.StringValue(res.ContentHash),
+	}
+}
+
+// manifestStrings reads a list of manifest strings; known is false when any element is not yet known.
+func manifestStrings(list []types.String) (manifests []string, known bool) {
+	manifests = make([]string, len(list))
+	for i, m := range list {
+		if m.IsUnknown() {
+			return nil, false
+		}
+		// A null element keeps its index so that diagnostics point at the right list entry.
+		manifests[i] = m.ValueString()
+	}
+	return manifests, true
+}
+
+// engineDiagnostics turns engine diagnostics into framework diagnostics, pointing at manifests[i] where known.
+func engineDiagnostics(ds model.Diagnostics, manifestsPath path.Path) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, d := range ds {
+		detail := describeDiagnostic(d)
+		switch {
+		case d.Source.Input >= 0 && d.Severity == model.SeverityWarning:
+			out.AddAttributeWarning(manifestsPath.AtListIndex(d.Source.Input), d.Summary, detail)
+		case d.Source.Input >= 0:
+			out.AddAttributeError(manifestsPath.AtListIndex(d.Source.Input), d.Summary, detail)
+		case d.Severity == model.SeverityWarning:
+			out.AddWarning(d.Summary, detail)
+		default:
+			out.AddError(d.Summary, detail)
+		}
+	}
+	return out
+}
+
+func describeDiagnostic(d model.Diagnostic) string {
+	var parts []string
+	if s := d.Source.String(); s != "" {
+		parts = append(parts, "Location: "+s)
+	}
+	if d.Kind != "" || d.Name != "" {
+		parts = append(parts, fmt.Sprintf("Object: %s %q", d.Kind, d.Name))
+	}
+	if d.Field != "" {
+		parts = append(parts, "Field: "+d.Field)
+	}
+	if d.Detail != "" {
+		parts = append(parts, d.Detail)
+	}
+	return strings.Join(parts, "\n")
+}
