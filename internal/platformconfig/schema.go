@@ -92,8 +92,15 @@ func Validate(s *jsonschema.Schema, data map[string]interface{}) *Violation {
 		leaf = leaf.Causes[0]
 	}
 	field := "/" + strings.Join(leaf.InstanceLocation, "/")
-	msg := strings.TrimSpace(ve.Error())
-	return &Violation{Field: field, Message: msg}
+	// The first line names the internal schema URL, which means nothing to a user; keep the findings.
+	lines := strings.Split(strings.TrimSpace(ve.Error()), "\n")
+	if len(lines) > 1 {
+		lines = lines[1:]
+	}
+	for i := range lines {
+		lines[i] = strings.TrimPrefix(strings.TrimSpace(lines[i]), "- ")
+	}
+	return &Violation{Field: field, Message: strings.Join(lines, "; ")}
 }
 
 func numberize(data map[string]interface{}) map[string]interface{} {
