@@ -1,0 +1,210 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+// Package validators holds the plan-time attribute validators shared by the kalypso_* resources:
+// Kubernetes names and labels (apimachinery rules), label selector requirements and JSON Schema text.
+package validators
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
+)
+
+// Selector operators, as Kubernetes spells them.
+const (
+	OperatorIn           = "In"
+	OperatorNotIn        = "NotIn"
+	OperatorExists       = "Exists"
+	OperatorDoesNotExist = "DoesNotExist"
+)
+
+// Operators lists the label selector operators.
+var Operators = []string{OperatorIn, OperatorNotIn, OperatorExists, OperatorDoesNotExist}
+
+// DNSSubdomainName checks a Kubernetes object name: a DNS-1123 subdomain.
+func DNSSubdomainName() validator.String { return dnsName{} }
+
+type dnsName struct{}
+
+func (dnsName) Description(context.Context) string {
+	return "must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
+}
+func (v dnsName) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (dnsName) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	value := req.ConfigValue.ValueString()
+	if msgs := validation.IsDNS1123Subdomain(value); len(msgs) > 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Kubernetes name",
+			fmt.Sprintf("%q is not a valid name: %s. Use lower-case letters, digits, '-' and '.', for example \"my-cluster-type\".", value, strings.Join(msgs, "; ")))
+	}
+}
+
+// LabelMap checks every key of a label map with Kubernetes' qualified-name rule and every value with
+// the label-value rule. Each problem is reported at the map key's path.
+func LabelMap() validator.Map { return labelMap{} }
+
+type labelMap struct{}
+
+func (labelMap) Description(context.Context) string {
+	return "keys must be Kubernetes label keys ([prefix/]name) and values Kubernetes label values (at most 63 characters, alphanumeric, '-', '_' or '.')"
+}
+func (v labelMap) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (labelMap) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	elems := req.ConfigValue.Elements()
+	keys := make([]string, 0, len(elems))
+	for k := range elems {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := req.Path.AtMapKey(k)
+		for _, msg := range validation.IsQualifiedName(k) {
+			resp.Diagnostics.AddAttributeError(p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
+		}
+		s, ok := elems[k].(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		for _, msg := range validation.IsValidLabelValue(s.ValueString()) {
+			resp.Diagnostics.AddAttributeError(p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
+		}
+	}
+}
+
+// LabelKey checks one Kubernetes label key, for example a selector requirement's key.
+func LabelKey() validator.String { return labelKey{} }
+
+type labelKey struct{}
+
+func (labelKey) Description(context.Context) string {
+	return "must be a Kubernetes label key ([prefix/]name)"
+}
+func (v labelKey) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (labelKey) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, msg := range validation.IsQualifiedName(req.ConfigValue.ValueString()) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
+	}
+}
+
+// LabelValue checks one Kubernetes label value, for example an element of a selector requirement's values.
+func LabelValue() validator.String { return labelValue{} }
+
+type labelValue struct{}
+
+func (labelValue) Description(context.Context) string {
+	return "must be a Kubernetes label value (at most 63 characters, alphanumeric, '-', '_' or '.')"
+}
+func (v labelValue) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (labelValue) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, msg := range validation.IsValidLabelValue(req.ConfigValue.ValueString()) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
+	}
+}
+
+// SelectorRequirement checks a match expression object with attributes `key`, `operator` and `values`:
+// In and NotIn need at least one value, Exists and DoesNotExist must have none. The diagnostic is at
+// the `values` attribute.
+func SelectorRequirement() validator.Object { return selectorRequirement{} }
+
+type selectorRequirement struct{}
+
+func (selectorRequirement) Description(context.Context) string {
+	return "operators In and NotIn need values; Exists and DoesNotExist take no values"
+}
+func (v selectorRequirement) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (selectorRequirement) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	op, ok := attrs["operator"].(types.String)
+	if !ok || op.IsNull() || op.IsUnknown() {
+		return
+	}
+	key := ""
+	if k, ok := attrs["key"].(types.String); ok {
+		key = k.ValueString()
+	}
+	n, known := countElements(attrs["values"])
+	if !known {
+		return
+	}
+	p := req.Path.AtName("values")
+	switch op.ValueString() {
+	case OperatorIn, OperatorNotIn:
+		if n == 0 {
+			resp.Diagnostics.AddAttributeError(p, "Selector operator needs values",
+				fmt.Sprintf("the requirement on key %q uses operator %s, which needs at least one value; set values = [...] or use Exists/DoesNotExist.", key, op.ValueString()))
+		}
+	case OperatorExists, OperatorDoesNotExist:
+		if n > 0 {
+			resp.Diagnostics.AddAttributeError(p, "Selector operator takes no values",
+				fmt.Sprintf("the requirement on key %q uses operator %s, which must not have values; remove values or use In/NotIn.", key, op.ValueString()))
+		}
+	}
+}
+
+func countElements(v attr.Value) (int, bool) {
+	switch l := v.(type) {
+	case nil:
+		return 0, true
+	case types.List:
+		if l.IsUnknown() {
+			return 0, false
+		}
+		return len(l.Elements()), true
+	case types.Set:
+		if l.IsUnknown() {
+			return 0, false
+		}
+		return len(l.Elements()), true
+	}
+	return 0, true
+}
+
+// JSONSchema checks that a string compiles as a draft-07 JSON Schema (JSON, or YAML for convenience).
+func JSONSchema() validator.String { return jsonSchema{} }
+
+type jsonSchema struct{}
+
+func (jsonSchema) Description(context.Context) string {
+	return "must be a JSON Schema (draft-07) that compiles"
+}
+func (v jsonSchema) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := platformconfig.CompileSchema(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON Schema",
+			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
+	}
+}

@@ -1,0 +1,144 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package validators
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// expectOne asserts exactly one error at want path whose summary contains summary, or none when summary is "".
+func expectOne(t *testing.T, diags diag.Diagnostics, want path.Path, summary string) {
+	t.Helper()
+	if summary == "" {
+		if diags.HasError() {
+			t.Fatalf("unexpected diagnostics: %v", diags)
+		}
+		return
+	}
+	if diags.ErrorsCount() != 1 {
+		t.Fatalf("want one error, got %d: %v", diags.ErrorsCount(), diags)
+	}
+	d := diags.Errors()[0]
+	withPath, ok := d.(diag.DiagnosticWithPath)
+	if !ok {
+		t.Fatalf("diagnostic %q has no attribute path", d.Summary())
+	}
+	if !withPath.Path().Equal(want) {
+		t.Errorf("path = %s, want %s", withPath.Path(), want)
+	}
+	if !strings.Contains(d.Summary(), summary) {
+		t.Errorf("summary = %q, want it to contain %q", d.Summary(), summary)
+	}
+}
+
+func TestDNSSubdomainName(t *testing.T) {
+	p := path.Root("name")
+	for value, summary := range map[string]string{
+		"drone":                  "",
+		"east-us.large":          "",
+		"Drone":                  "Invalid Kubernetes name",
+		"-drone":                 "Invalid Kubernetes name",
+		"drone_1":                "Invalid Kubernetes name",
+		strings.Repeat("a", 254): "Invalid Kubernetes name",
+	} {
+		resp := &validator.StringResponse{}
+		DNSSubdomainName().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)
+		expectOne(t, resp.Diagnostics, p, summary)
+	}
+}
+
+func TestLabelMap(t *testing.T) {
+	p := path.Root("labels")
+	cases := []struct {
+		labels  map[string]string
+		badKey  string
+		summary string
+	}{
+		{map[string]string{"region": "east-us", "example.com/edge": "true", "empty": ""}, "", ""},
+		{map[string]string{"region": "east-us", "bad key": "x"}, "bad key", "Invalid label key"},
+		{map[string]string{"edge": "not a value"}, "edge", "Invalid label value"},
+		{map[string]string{"size": strings.Repeat("x", 64)}, "size", "Invalid label value"},
+	}
+	for _, c := range cases {
+		elems := map[string]attr.Value{}
+		for k, v := range c.labels {
+			elems[k] = types.StringValue(v)
+		}
+		resp := &validator.MapResponse{}
+		LabelMap().ValidateMap(context.Background(), validator.MapRequest{Path: p, ConfigValue: types.MapValueMust(types.StringType, elems)}, resp)
+		expectOne(t, resp.Diagnostics, p.AtMapKey(c.badKey), c.summary)
+	}
+}
+
+func TestLabelKeyAndValue(t *testing.T) {
+	p := path.Root("key")
+	resp := &validator.StringResponse{}
+	LabelKey().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue("not/a/key")}, resp)
+	expectOne(t, resp.Diagnostics, p, "Invalid label key")
+
+	resp = &validator.StringResponse{}
+	LabelValue().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue("bad value")}, resp)
+	expectOne(t, resp.Diagnostics, p, "Invalid label value")
+
+	resp = &validator.StringResponse{}
+	LabelValue().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue("good.value-1")}, resp)
+	expectOne(t, resp.Diagnostics, p, "")
+}
+
+func TestSelectorRequirement(t *testing.T) {
+	attrTypes := map[string]attr.Type{"key": types.StringType, "operator": types.StringType, "values": types.ListType{ElemType: types.StringType}}
+	obj := func(op string, values ...string) types.Object {
+		var list types.List
+		if values == nil {
+			list = types.ListNull(types.StringType)
+		} else {
+			elems := []attr.Value{}
+			for _, v := range values {
+				elems = append(elems, types.StringValue(v))
+			}
+			list = types.ListValueMust(types.StringType, elems)
+		}
+		return types.ObjectValueMust(attrTypes, map[string]attr.Value{"key": types.StringValue("size"), "operator": types.StringValue(op), "values": list})
+	}
+	p := path.Root("cluster_type_selector").AtName("match_expressions").AtListIndex(0)
+	for _, c := range []struct {
+		value   types.Object
+		summary string
+	}{
+		{obj("In", "large"), ""},
+		{obj("NotIn", "small", "medium"), ""},
+		{obj("Exists"), ""},
+		{obj("DoesNotExist", []string{}...), ""},
+		{obj("In"), "Selector operator needs values"},
+		{obj("NotIn", []string{}...), "Selector operator needs values"},
+		{obj("Exists", "large"), "Selector operator takes no values"},
+		{obj("DoesNotExist", "large"), "Selector operator takes no values"},
+	} {
+		resp := &validator.ObjectResponse{}
+		SelectorRequirement().ValidateObject(context.Background(), validator.ObjectRequest{Path: p, ConfigValue: c.value}, resp)
+		expectOne(t, resp.Diagnostics, p.AtName("values"), c.summary)
+	}
+}
+
+func TestJSONSchema(t *testing.T) {
+	p := path.Root("schema")
+	for value, summary := range map[string]string{
+		`{"type":"object","required":["REGION"]}`:                  "",
+		"type: object\nproperties:\n  REGION:\n    type: string\n": "",
+		`{"type": 12}`:      "Invalid JSON Schema",
+		`{"type": "object"`: "Invalid JSON Schema",
+	} {
+		resp := &validator.StringResponse{}
+		JSONSchema().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)
+		expectOne(t, resp.Diagnostics, p, summary)
+	}
+}
