@@ -34,6 +34,8 @@ type Document struct {
 	File string
 	// Index is the 0-based position of the document in its file's `---` stream.
 	Index int
+	// Line is the 1-based line where the document starts in its file.
+	Line int
 	// Name is the Workload's metadata.name.
 	Name string
 	// Text is the document, linked to the registration (see Link).
@@ -112,7 +114,7 @@ func ExtractWorkloads(files map[string][]byte, registration string) ([]Document,
 			if err != nil {
 				return nil, fmt.Errorf("%w: file %s, document %d (line %d): %v", ErrInvalidDocument, p, doc.Source.Document, doc.Source.Line, err)
 			}
-			out = append(out, Document{File: p, Index: doc.Source.Document, Name: name, Text: text})
+			out = append(out, Document{File: p, Index: doc.Source.Document, Line: doc.Source.Line, Name: name, Text: text})
 		}
 	}
 	return out, nil

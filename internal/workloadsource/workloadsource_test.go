@@ -100,7 +100,7 @@ func TestFetchReadsNestedYAMLAndYMLAndIgnoresOtherKinds(t *testing.T) {
 	if len(docs) != 2 {
 		t.Fatalf("want 2 workloads, got %+v", docs)
 	}
-	if docs[0].File != "a/workload.yml" || docs[0].Index != 1 || docs[0].Name != "app" {
+	if docs[0].File != "a/workload.yml" || docs[0].Index != 1 || docs[0].Line != 3 || docs[0].Name != "app" {
 		t.Fatalf("first doc = %+v", docs[0])
 	}
 	// Same name as the registration and no annotation: kept verbatim.
