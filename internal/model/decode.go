@@ -118,7 +118,7 @@ func DecodeDocument(doc Document) (*Entry, Diagnostics) {
 		return fail(kind, "", "metadata.name", "Missing required field", "every object needs metadata.name")
 	}
 	if err := json.Unmarshal(js, obj); err != nil {
-		field, detail := describeJSONError(err)
+		field, detail := describeJSONError(js, err)
 		return fail(kind, name, field, "Invalid field value", detail)
 	}
 	entry := &Entry{Kind: kind, Name: name, Object: obj, Doc: doc}
@@ -165,12 +165,81 @@ func IsKnownKind(apiVersion, kind string) bool {
 	return obj != nil && want == apiVersion
 }
 
-func describeJSONError(err error) (string, string) {
+func describeJSONError(js []byte, err error) (string, string) {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return te.Field, fmt.Sprintf("expected %s, got a YAML %s; quote the value if it should be a string", te.Type.String(), te.Value)
+		field := te.Field
+		// encoding/json names neither list indices nor map keys; find the offending value to name it exactly.
+		var root interface{}
+		if json.Unmarshal(js, &root) == nil && te.Field != "" {
+			if refined, ok := locateField(root, strings.Split(te.Field, "."), te.Value); ok {
+				field = strings.TrimPrefix(refined, ".")
+			}
+		}
+		return field, fmt.Sprintf("expected %s, got a YAML %s; quote the value if it should be a string", te.Type.String(), te.Value)
 	}
 	return "", err.Error()
+}
+
+// locateField follows a dotted field path through decoded JSON, descending into every list element, and
+// returns the path with list indices and, when the path ends at a map, the key whose value has JSON type want.
+func locateField(node interface{}, parts []string, want string) (string, bool) {
+	if list, ok := node.([]interface{}); ok {
+		for i, el := range list {
+			if rest, ok := locateField(el, parts, want); ok {
+				return fmt.Sprintf("[%d]", i) + rest, true
+			}
+		}
+		return "", false
+	}
+	m, isMap := node.(map[string]interface{})
+	if len(parts) == 0 {
+		if jsonType(node) == want {
+			return "", true
+		}
+		if !isMap {
+			return "", false
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if jsonType(m[k]) == want {
+				return "." + k, true
+			}
+		}
+		return "", false
+	}
+	if !isMap {
+		return "", false
+	}
+	child, ok := m[parts[0]]
+	if !ok {
+		return "", false
+	}
+	rest, ok := locateField(child, parts[1:], want)
+	if !ok {
+		return "", false
+	}
+	return "." + parts[0] + rest, true
+}
+
+func jsonType(v interface{}) string {
+	switch v.(type) {
+	case bool:
+		return "bool"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []interface{}:
+		return "array"
+	case map[string]interface{}:
+		return "object"
+	}
+	return ""
 }
 
 // Validate checks required fields and values that Kubernetes or the scheduler would reject.

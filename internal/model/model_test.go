@@ -1,0 +1,414 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package model
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func TestSplitDocuments(t *testing.T) {
+	type doc struct {
+		text     string
+		position int
+		line     int
+	}
+	cases := []struct {
+		name string
+		in   string
+		want []doc
+	}{
+		{"single without trailing newline", "a: 1", []doc{{"a: 1", 0, 1}}},
+		{"single with trailing newline", "a: 1\n", []doc{{"a: 1\n", 0, 1}}},
+		{"two documents, last without newline", "a: 1\n---\nb: 2", []doc{{"a: 1\n", 0, 1}, {"b: 2", 1, 3}}},
+		{"leading separator counts an empty document", "---\na: 1\n", []doc{{"a: 1\n", 1, 2}}},
+		{"trailing separator", "a: 1\n---\n", []doc{{"a: 1\n", 0, 1}}},
+		{"separator as last line without newline", "a: 1\n---", []doc{{"a: 1\n", 0, 1}}},
+		{"separator with trailing space does not split", "a: 1\n--- \nb: 2\n", []doc{{"a: 1\n--- \nb: 2\n", 0, 1}}},
+		{"separator with leading space does not split", "a: |\n  ---\n  x\n", []doc{{"a: |\n  ---\n  x\n", 0, 1}}},
+		{"separator with a comment does not split", "a: 1\n--- # c\nb: 2\n", []doc{{"a: 1\n--- # c\nb: 2\n", 0, 1}}},
+		{"four dashes do not split", "a: 1\n----\nb: 2\n", []doc{{"a: 1\n----\nb: 2\n", 0, 1}}},
+		{"empty and comment-only documents are skipped but counted", "# only a comment\n---\n\n   \n---\n  # indented comment\n---\nk: v\n",
+			[]doc{{"k: v\n", 3, 8}}},
+		{"blank lines kept verbatim", "\n\na: 1\n\n", []doc{{"\n\na: 1\n\n", 0, 1}}},
+		{"consecutive separators", "a: 1\n---\n---\nb: 2\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 2, 4}}},
+		{"empty input", "", nil},
+		{"only separators", "---\n---\n", nil},
+		{"CRLF separator is not exactly ---", "a: 1\r\n---\r\nb: 2\r\n", []doc{{"a: 1\r\n---\r\nb: 2\r\n", 0, 1}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := SplitDocuments(7, c.in)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d documents %+v, want %d", len(got), got, len(c.want))
+			}
+			for i, w := range c.want {
+				g := got[i]
+				if g.Text != w.text || g.Source.Document != w.position || g.Source.Line != w.line || g.Source.Input != 7 {
+					t.Errorf("document %d = {%q pos %d line %d input %d}, want {%q pos %d line %d input 7}",
+						i, g.Text, g.Source.Document, g.Source.Line, g.Source.Input, w.text, w.position, w.line)
+				}
+			}
+		})
+	}
+}
+
+const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
+
+func TestDecodeEachKind(t *testing.T) {
+	cases := []struct {
+		kind  string
+		text  string
+		check func(t *testing.T, o Object)
+	}{
+		{KindClusterType, av + "kind: ClusterType\nmetadata:\n  name: large\n  labels:\n    region: west-us\nspec:\n  reconciler: arc-flux\n  namespaceService: default\n  configType: configmap\n",
+			func(t *testing.T, o Object) {
+				ct := o.(*ClusterType)
+				if ct.Spec.Reconciler != "arc-flux" || ct.Spec.NamespaceService != "default" || ct.Spec.ConfigType != "configmap" || ct.Metadata.Labels["region"] != "west-us" {
+					t.Errorf("decoded %+v", ct)
+				}
+			}},
+		{KindSchedulingPolicy, av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector:\n    workspace: kaizen\n    labelSelector:\n      matchLabels:\n        purpose: test\n  clusterTypeSelector:\n    labelSelector:\n      matchExpressions:\n        - key: size\n          operator: In\n          values: [large, small]\n",
+			func(t *testing.T, o Object) {
+				p := o.(*SchedulingPolicy)
+				if p.Spec.DeploymentTargetSelector.Workspace != "kaizen" || p.Spec.DeploymentTargetSelector.LabelSelector.MatchLabels["purpose"] != "test" {
+					t.Errorf("decoded %+v", p.Spec.DeploymentTargetSelector)
+				}
+				want := []metav1.LabelSelectorRequirement{{Key: "size", Operator: metav1.LabelSelectorOpIn, Values: []string{"large", "small"}}}
+				if !reflect.DeepEqual(p.Spec.ClusterTypeSelector.LabelSelector.MatchExpressions, want) {
+					t.Errorf("expressions = %+v", p.Spec.ClusterTypeSelector.LabelSelector.MatchExpressions)
+				}
+			}},
+		{KindWorkload, av + "kind: Workload\nmetadata:\n  name: app\n  annotations:\n    scheduler.kalypso.io/registration: reg\nspec:\n  deploymentTargets:\n    - name: t1\n      labels:\n        edge: \"true\"\n      environment: dev\n      manifests:\n        repo: r\n        branch: b\n        path: ./p\n      configSchemas: ['{\"type\":\"object\"}']\n",
+			func(t *testing.T, o Object) {
+				w := o.(*Workload)
+				if w.Metadata.Annotations[RegistrationAnnotation] != "reg" || len(w.Spec.DeploymentTargets) != 1 {
+					t.Fatalf("decoded %+v", w)
+				}
+				dt := w.Spec.DeploymentTargets[0]
+				if dt.Name != "t1" || dt.Environment != "dev" || dt.Labels["edge"] != "true" || dt.Manifests["path"] != "./p" || len(dt.ConfigSchemas) != 1 {
+					t.Errorf("target %+v", dt)
+				}
+			}},
+		{KindWorkloadRegistration, av + "kind: WorkloadRegistration\nmetadata:\n  name: reg\nspec:\n  workload:\n    repo: https://example.com/r\n    branch: main\n    path: ./workload\n  workspace: kaizen\n",
+			func(t *testing.T, o Object) {
+				r := o.(*WorkloadRegistration)
+				if r.Spec.Workspace != "kaizen" || r.Spec.Workload != (RepoRef{"https://example.com/r", "main", "./workload"}) {
+					t.Errorf("decoded %+v", r.Spec)
+				}
+			}},
+		{KindTemplate, av + "kind: Template\nmetadata:\n  name: sh\nspec:\n  type: config\n  contentType: sh\n  manifests:\n    - |\n      export A={{ .Workload }}\n    - second\n",
+			func(t *testing.T, o Object) {
+				tp := o.(*Template)
+				if tp.Spec.Type != "config" || tp.Spec.ContentType != "sh" || !reflect.DeepEqual(tp.Spec.Manifests, []string{"export A={{ .Workload }}\n", "second"}) {
+					t.Errorf("decoded %+v", tp.Spec)
+				}
+			}},
+		{KindConfigMap, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  labels:\n    platform-config: \"true\"\ndata:\n  REPLICAS: \"3\"\n  LIST: |\n    - a\n",
+			func(t *testing.T, o Object) {
+				cm := o.(*ConfigMap)
+				if cm.Data["REPLICAS"] != "3" || cm.Data["LIST"] != "- a\n" || cm.Metadata.Labels["platform-config"] != "true" {
+					t.Errorf("decoded %+v", cm)
+				}
+			}},
+		{KindConfigSchema, av + "kind: ConfigSchema\nmetadata:\n  name: s\nspec:\n  schema: '{\"type\":\"object\"}'\n",
+			func(t *testing.T, o Object) {
+				if o.(*ConfigSchema).Spec.Schema != `{"type":"object"}` {
+					t.Errorf("decoded %+v", o)
+				}
+			}},
+		{KindBaseRepo, av + "kind: BaseRepo\nmetadata:\n  name: main\nspec:\n  repo: r\n  branch: main\n  path: .\n  commit: abc123\n",
+			func(t *testing.T, o Object) {
+				if o.(*BaseRepo).Spec.Commit != "abc123" {
+					t.Errorf("decoded %+v", o)
+				}
+			}},
+		{KindGitOpsRepo, av + "kind: GitOpsRepo\nmetadata:\n  name: dev\nspec:\n  repo: r\n  branch: dev\n  path: .\n",
+			func(t *testing.T, o Object) {
+				if o.(*GitOpsRepo).Spec != (RepoRef{"r", "dev", "."}) {
+					t.Errorf("decoded %+v", o)
+				}
+			}},
+		{KindEnvironment, av + "kind: Environment\nmetadata:\n  name: dev\nspec:\n  controlPlane:\n    repo: r\n    branch: dev\n    path: .\n",
+			func(t *testing.T, o Object) {
+				if o.(*Environment).Spec.ControlPlane.Branch != "dev" {
+					t.Errorf("decoded %+v", o)
+				}
+			}},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		t.Run(c.kind, func(t *testing.T) {
+			seen[c.kind] = true
+			e, diags := DecodeDocument(Document{Text: c.text, Source: Source{Input: 0}})
+			if len(diags) != 0 {
+				t.Fatalf("unexpected diagnostics: %v", diags)
+			}
+			if e.Kind != c.kind || e.Object.GetKind() != c.kind || e.Name != e.Object.GetName() || e.Name == "" {
+				t.Fatalf("entry kind %q/%q name %q", e.Kind, e.Object.GetKind(), e.Name)
+			}
+			c.check(t, e.Object)
+		})
+	}
+	for _, k := range Kinds {
+		if !seen[k] {
+			t.Errorf("kind %s has no decode case", k)
+		}
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	ct := func(body string) string { return av + "kind: ClusterType\nmetadata:\n  name: ct\n" + body }
+	cases := []struct {
+		name    string
+		text    string
+		summary string
+		kind    string
+		objName string
+		field   string
+	}{
+		{"unknown kind", av + "kind: Cluster\nmetadata:\n  name: x\n", "Unknown kind", "Cluster", "x", "kind"},
+		{"kubernetes kind that is not Kalypso", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n", "Unknown kind", "Deployment", "d", "kind"},
+		{"missing kind", av + "metadata:\n  name: x\n", "Missing required field", "", "x", "kind"},
+		{"wrong apiVersion", "apiVersion: scheduler.kalypso.io/v1\nkind: ClusterType\nmetadata:\n  name: x\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Wrong apiVersion", "ClusterType", "x", "apiVersion"},
+		{"ConfigMap with Kalypso apiVersion", av + "kind: ConfigMap\nmetadata:\n  name: c\n", "Wrong apiVersion", "ConfigMap", "c", "apiVersion"},
+		{"missing apiVersion", "kind: ClusterType\nmetadata:\n  name: x\n", "Missing required field", "ClusterType", "x", "apiVersion"},
+		{"missing name", av + "kind: ClusterType\nmetadata:\n  labels: {}\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Missing required field", "ClusterType", "", "metadata.name"},
+		{"missing metadata", av + "kind: ClusterType\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Missing required field", "ClusterType", "", "metadata.name"},
+		{"missing reconciler", ct("spec:\n  namespaceService: ns\n"), "Missing required field", "ClusterType", "ct", "spec.reconciler"},
+		{"missing namespaceService", ct("spec:\n  reconciler: r\n"), "Missing required field", "ClusterType", "ct", "spec.namespaceService"},
+		{"missing target environment", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - name: t\n      manifests: {repo: r, branch: b, path: p}\n", "Missing required field", "Workload", "w", "spec.deploymentTargets[0].environment"},
+		{"missing target manifests", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - name: t\n      environment: dev\n", "Missing required field", "Workload", "w", "spec.deploymentTargets[0].manifests"},
+		{"duplicate target in workload", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - {name: t, environment: dev, manifests: {repo: r}}\n    - {name: t, environment: stage, manifests: {repo: r}}\n", "Duplicate deployment target", "Workload", "w", "spec.deploymentTargets[1].name"},
+		{"missing registration workspace", av + "kind: WorkloadRegistration\nmetadata:\n  name: r\nspec:\n  workload: {repo: r, branch: b, path: p}\n", "Missing required field", "WorkloadRegistration", "r", "spec.workspace"},
+		{"missing template type", av + "kind: Template\nmetadata:\n  name: t\nspec:\n  manifests: [a]\n", "Missing required field", "Template", "t", "spec.type"},
+		{"invalid template type", av + "kind: Template\nmetadata:\n  name: t\nspec:\n  type: helm\n  manifests: [a]\n", "Invalid template type", "Template", "t", "spec.type"},
+		{"missing schema", av + "kind: ConfigSchema\nmetadata:\n  name: s\nspec: {}\n", "Missing required field", "ConfigSchema", "s", "spec.schema"},
+		{"missing gitops repo", av + "kind: GitOpsRepo\nmetadata:\n  name: g\nspec:\n  branch: b\n", "Missing required field", "GitOpsRepo", "g", "spec.repo"},
+		{"non-string label (int)", ct("  labels:\n    size: 3\nspec:\n  reconciler: r\n  namespaceService: ns\n"), "Invalid field value", "ClusterType", "ct", "metadata.labels.size"},
+		{"non-string label (bool)", ct("  labels:\n    edge: true\nspec:\n  reconciler: r\n  namespaceService: ns\n"), "Invalid field value", "ClusterType", "ct", "metadata.labels.edge"},
+		{"non-string target label names the list index and key", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - {name: a, environment: dev, manifests: {repo: r}, labels: {ok: \"x\"}}\n    - {name: b, environment: dev, manifests: {repo: r}, labels: {edge: yes}}\n", "Invalid field value", "Workload", "w", "spec.deploymentTargets[1].labels.edge"},
+		{"non-string ConfigMap value", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  REPLICAS: 3\n", "Invalid field value", "ConfigMap", "c", "data.REPLICAS"},
+		{"invalid label key", ct("  labels:\n    \"bad key\": v\nspec:\n  reconciler: r\n  namespaceService: ns\n"), "Invalid label key", "ClusterType", "ct", "metadata.labels.bad key"},
+		{"invalid label value", ct("  labels:\n    k: \"has space\"\nspec:\n  reconciler: r\n  namespaceService: ns\n"), "Invalid label value", "ClusterType", "ct", "metadata.labels.k"},
+		{"invalid object name", av + "kind: ClusterType\nmetadata:\n  name: Large_Type\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Invalid object name", "ClusterType", "Large_Type", "metadata.name"},
+		{"name that would escape the tree", av + "kind: ClusterType\nmetadata:\n  name: ../etc\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Invalid object name", "ClusterType", "../etc", "metadata.name"},
+		{"invalid selector operator", av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector:\n    labelSelector:\n      matchExpressions:\n        - {key: a, operator: Equals, values: [b]}\n  clusterTypeSelector: {}\n", "Invalid label selector", "SchedulingPolicy", "p", "spec.deploymentTargetSelector.labelSelector"},
+		{"In without values", av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector: {}\n  clusterTypeSelector:\n    labelSelector:\n      matchExpressions:\n        - {key: a, operator: In}\n", "Invalid label selector", "SchedulingPolicy", "p", "spec.clusterTypeSelector.labelSelector"},
+		{"Exists with values", av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector: {}\n  clusterTypeSelector:\n    labelSelector:\n      matchExpressions:\n        - {key: a, operator: Exists, values: [x]}\n", "Invalid label selector", "SchedulingPolicy", "p", "spec.clusterTypeSelector.labelSelector"},
+		{"duplicate key", av + "kind: ClusterType\nkind: ClusterType\nmetadata:\n  name: x\n", "Malformed YAML document", "", "", ""},
+		{"duplicate nested key", ct("spec:\n  reconciler: r\n  reconciler: s\n  namespaceService: ns\n"), "Malformed YAML document", "", "", ""},
+		{"tab indentation", av + "kind: ClusterType\nmetadata:\n\tname: x\n", "Malformed YAML document", "", "", ""},
+		{"malformed YAML", av + "kind: [ClusterType\n", "Malformed YAML document", "", "", ""},
+		{"a list is not an object", "- a\n- b\n", "Document is not a Kubernetes object", "", "", ""},
+		{"a scalar is not an object", "just text\n", "Document is not a Kubernetes object", "", "", ""},
+		{"non-UTF-8 text", av + "kind: ClusterType\nmetadata:\n  name: \xff\xfe\n", "Malformed YAML document", "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := Source{Input: 3, Document: 2, Line: 9}
+			e, diags := DecodeDocument(Document{Text: c.text, Source: src})
+			errs := diags.Errors()
+			if len(errs) == 0 {
+				t.Fatalf("no error diagnostic; entry %+v", e)
+			}
+			d := errs[0]
+			if d.Severity != SeverityError || d.Summary != c.summary || d.Kind != c.kind || d.Name != c.objName || d.Field != c.field {
+				t.Errorf("diagnostic = {%s %q kind %q name %q field %q}, want {error %q kind %q name %q field %q}\n%s",
+					d.Severity, d.Summary, d.Kind, d.Name, d.Field, c.summary, c.kind, c.objName, c.field, d.Error())
+			}
+			if d.Source != src {
+				t.Errorf("source = %+v, want %+v", d.Source, src)
+			}
+			if !strings.Contains(d.Error(), "manifests[3], document 2 (line 9)") {
+				t.Errorf("message does not say where: %s", d.Error())
+			}
+			if d.Detail == "" {
+				t.Errorf("diagnostic has no detail")
+			}
+		})
+	}
+}
+
+func TestDecodeEmptyDocumentIsNothing(t *testing.T) {
+	for _, text := range []string{"", "# comment\n", "~\n", "null\n"} {
+		e, diags := DecodeDocument(Document{Text: text})
+		if e != nil || len(diags) != 0 {
+			t.Errorf("%q: entry %+v diags %v, want nothing", text, e, diags)
+		}
+	}
+}
+
+func TestDiagnosticError(t *testing.T) {
+	d := Diagnostic{Severity: SeverityError, Summary: "Unknown kind", Detail: "details", Source: Source{Input: 1, Document: 2, Line: 5, File: "a/b.yaml"}, Kind: "Cluster", Name: "x", Field: "kind"}
+	want := `Unknown kind [file a/b.yaml, manifests[1], document 2 (line 5), Cluster "x", field kind]: details`
+	if got := d.Error(); got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if got := (Diagnostic{Summary: "S", Source: NoSource}).Error(); got != "S" {
+		t.Errorf("Error() without location = %q", got)
+	}
+	ds := Diagnostics{{Severity: SeverityWarning, Summary: "w"}, {Severity: SeverityError, Summary: "e"}}
+	if !ds.HasError() || len(ds.Errors()) != 1 || len(ds.Warnings()) != 1 || ds.Warnings()[0].Summary != "w" {
+		t.Errorf("severity filters wrong: %+v", ds)
+	}
+	if (Diagnostics{{Severity: SeverityWarning}}).HasError() {
+		t.Errorf("warnings only must not be an error")
+	}
+	if SeverityWarning.String() != "warning" || SeverityError.String() != "error" {
+		t.Errorf("severity strings")
+	}
+}
+
+func TestParseDuplicateNames(t *testing.T) {
+	ctDoc := func(name string) string {
+		return av + "kind: ClusterType\nmetadata:\n  name: " + name + "\nspec:\n  reconciler: r\n  namespaceService: ns\n"
+	}
+	tmplDoc := av + "kind: Template\nmetadata:\n  name: a\nspec:\n  type: reconciler\n  manifests: [x]\n"
+	set, diags := Parse([]string{ctDoc("a") + "---\n" + ctDoc("b"), tmplDoc, "# c\n---\n" + ctDoc("a")})
+	errs := diags.Errors()
+	if len(errs) != 1 {
+		t.Fatalf("want exactly one error, got %v", diags)
+	}
+	d := errs[0]
+	if d.Summary != "Duplicate object" || d.Kind != KindClusterType || d.Name != "a" || d.Source.Input != 2 || d.Source.Document != 1 || d.Source.Line != 3 {
+		t.Errorf("diagnostic = %+v", d)
+	}
+	if !strings.Contains(d.Detail, "manifests[0], document 0 (line 1)") {
+		t.Errorf("detail does not name the first place: %s", d.Detail)
+	}
+	// Same name in another kind is fine; objects are sorted by name.
+	if len(set.ClusterTypes) != 2 || set.ClusterTypes[0].Metadata.Name != "a" || set.ClusterTypes[1].Metadata.Name != "b" || len(set.Templates) != 1 {
+		t.Errorf("set = %+v", set)
+	}
+	if got := set.Source(KindClusterType, "b"); got.Input != 0 || got.Document != 1 || got.Line != 9 {
+		t.Errorf("source of b = %+v", got)
+	}
+	if got := set.Source(KindClusterType, "zzz"); got != NoSource {
+		t.Errorf("source of missing = %+v", got)
+	}
+}
+
+func TestParseSortsByName(t *testing.T) {
+	var docs []string
+	for _, n := range []string{"c", "a10", "a9", "b"} {
+		docs = append(docs, av+"kind: SchedulingPolicy\nmetadata:\n  name: "+n+"\nspec:\n  deploymentTargetSelector: {}\n  clusterTypeSelector: {}\n")
+	}
+	set, diags := Parse([]string{strings.Join(docs, "---\n")})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, p := range set.SchedulingPolicies {
+		names = append(names, p.Metadata.Name)
+	}
+	if want := []string{"a10", "a9", "b", "c"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("order = %v, want %v", names, want)
+	}
+}
+
+func TestPromotedCommitOnlyFromMain(t *testing.T) {
+	br := func(name, commit string) string {
+		return av + "kind: BaseRepo\nmetadata:\n  name: " + name + "\nspec:\n  repo: r\n  branch: b\n  path: .\n  commit: " + commit + "\n"
+	}
+	set, diags := Parse([]string{br("other", "abc111"), br("main", "abc222")})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if got := set.PromotedCommit(); got != "abc222" {
+		t.Errorf("PromotedCommit = %q, want abc222", got)
+	}
+	set, _ = Parse([]string{br("other", "abc111")})
+	if got := set.PromotedCommit(); got != "" {
+		t.Errorf("PromotedCommit without main = %q, want empty", got)
+	}
+}
+
+func TestMarshalRoundTrip(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}, MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}}
+	objs := []Object{
+		&ClusterType{Metadata: ObjectMeta{Name: "ct", Labels: map[string]string{"size": "large"}}, Spec: ClusterTypeSpec{Reconciler: "arc-flux", NamespaceService: "default", ConfigType: "configmap"}},
+		&SchedulingPolicy{Metadata: ObjectMeta{Name: "p"}, Spec: SchedulingPolicySpec{DeploymentTargetSelector: DeploymentTargetSelector{Workspace: "w", LabelSelector: sel}, ClusterTypeSelector: ClusterTypeSelector{LabelSelector: sel}}},
+		&Workload{Metadata: ObjectMeta{Name: "w", Labels: map[string]string{"t": "app"}, Annotations: map[string]string{RegistrationAnnotation: "r"}}, Spec: WorkloadSpec{
+			DeploymentTargets: []DeploymentTargetSpec{{Name: "t", Labels: map[string]string{"edge": "true"}, Environment: "dev", Manifests: map[string]string{"repo": "r", "branch": "b", "path": "p"}, ConfigSchemas: []string{"{}"}}},
+			ConfigSchemas:     []string{`{"type":"object"}`}}},
+		&WorkloadRegistration{Metadata: ObjectMeta{Name: "r"}, Spec: WorkloadRegistrationSpec{Workload: RepoRef{"r", "b", "p"}, Workspace: "ws"}},
+		&Template{Metadata: ObjectMeta{Name: "t"}, Spec: TemplateSpec{Type: "config", ContentType: "sh", Manifests: []string{"export A=\"{{ .Workload }}\"\n", "true", "'quoted'"}}},
+		&ConfigMap{Metadata: ObjectMeta{Name: "c", Labels: map[string]string{"platform-config": "true"}}, Data: map[string]string{"A": "1", "B": "y", "C": "- a\n- b\n", "D": "null"}},
+		&ConfigSchema{Metadata: ObjectMeta{Name: "s"}, Spec: ConfigSchemaSpec{Schema: `{"type":"object"}`}},
+		&BaseRepo{Metadata: ObjectMeta{Name: "main"}, Spec: BaseRepoSpec{Repo: "r", Branch: "b", Path: ".", Commit: "abc"}},
+		&GitOpsRepo{Metadata: ObjectMeta{Name: "g"}, Spec: RepoRef{"r", "b", "."}},
+		&Environment{Metadata: ObjectMeta{Name: "dev"}, Spec: EnvironmentSpec{ControlPlane: RepoRef{"r", "dev", "."}}},
+	}
+	if len(objs) != len(Kinds) {
+		t.Fatalf("round trip covers %d kinds, want %d", len(objs), len(Kinds))
+	}
+	for _, o := range objs {
+		text, err := Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.GetKind() == "" {
+			t.Errorf("Marshal did not set the kind of %T", o)
+		}
+		wantAV := "apiVersion: " + APIVersion + "\n"
+		if o.GetKind() == KindConfigMap {
+			wantAV = "apiVersion: v1\n"
+		}
+		if !strings.HasPrefix(text, wantAV) {
+			t.Errorf("%s manifest does not start with %q:\n%s", o.GetKind(), wantAV, text)
+		}
+		set, diags := Parse([]string{text})
+		if len(diags) != 0 {
+			t.Fatalf("%s: re-parse diagnostics %v\n%s", o.GetKind(), diags, text)
+		}
+		var back Object
+		switch o.(type) {
+		case *ClusterType:
+			back = set.ClusterTypes[0]
+		case *SchedulingPolicy:
+			back = set.SchedulingPolicies[0]
+		case *Workload:
+			back = set.Workloads[0]
+		case *WorkloadRegistration:
+			back = set.WorkloadRegistrations[0]
+		case *Template:
+			back = set.Templates[0]
+		case *ConfigMap:
+			back = set.ConfigMaps[0]
+		case *ConfigSchema:
+			back = set.ConfigSchemas[0]
+		case *BaseRepo:
+			back = set.BaseRepos[0]
+		case *GitOpsRepo:
+			back = set.GitOpsRepos[0]
+		case *Environment:
+			back = set.Environments[0]
+		}
+		if !reflect.DeepEqual(back, o) {
+			t.Errorf("%s round trip:\n got %+v\nwant %+v\n%s", o.GetKind(), back, o, text)
+		}
+	}
+}
+
+func TestCompileSelector(t *testing.T) {
+	everything, err := CompileSelector(nil)
+	if err != nil || !everything.Matches(labels.Set{}) || !everything.Matches(labels.Set{"a": "b"}) {
+		t.Errorf("nil selector must match everything")
+	}
+	empty, err := CompileSelector(&metav1.LabelSelector{})
+	if err != nil || !empty.Matches(labels.Set{}) {
+		t.Errorf("empty selector must match everything")
+	}
+	if _, err := CompileSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}); err == nil {
+		t.Errorf("bogus operator must fail")
+	}
+	if IsKnownKind(APIVersion, KindConfigMap) || !IsKnownKind("v1", KindConfigMap) || !IsKnownKind(APIVersion, KindWorkload) || IsKnownKind(APIVersion, "Nope") {
+		t.Errorf("IsKnownKind wrong")
+	}
+}
