@@ -159,7 +159,14 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 }
 
 func (p *KalypsoProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		NewClusterTypeResource,
+		NewSchedulingPolicyResource,
+		NewWorkloadRegistrationResource,
+		NewTemplateResource,
+		NewPlatformConfigResource,
+		NewConfigSchemaResource,
+	}
 }
 
 func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.DataSource {

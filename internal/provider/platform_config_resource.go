@@ -1,0 +1,90 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
+)
+
+var (
+	_ resource.Resource                = &PlatformConfigResource{}
+	_ resource.ResourceWithModifyPlan  = &PlatformConfigResource{}
+	_ resource.ResourceWithImportState = &PlatformConfigResource{}
+)
+
+// PlatformConfigResource is kalypso_platform_config, a logical resource that lives only in state.
+type PlatformConfigResource struct{}
+
+// NewPlatformConfigResource returns the resource.
+func NewPlatformConfigResource() resource.Resource { return &PlatformConfigResource{} }
+
+type platformConfigModel struct {
+	ID       types.String      `tfsdk:"id"`
+	Name     string            `tfsdk:"name"`
+	Labels   map[string]string `tfsdk:"labels"`
+	Data     map[string]string `tfsdk:"data"`
+	Manifest types.String      `tfsdk:"manifest"`
+}
+
+func (r *PlatformConfigResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_platform_config"
+}
+
+func (r *PlatformConfigResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Kalypso platform config: a v1 `ConfigMap` whose `data` is merged into the platform config of every assignment its labels match " +
+			"(`cluster-type`, `deployment-target`, `workload`, or any label of the cluster type or deployment target). " +
+			"The manifest always carries the label `platform-config: \"true\"`, except for maps named `azure-app-config*`, which the scheduler reads anyway. " +
+			"Logical resource: it lives only in Terraform state.",
+		Attributes: map[string]schema.Attribute{
+			"id":     modelIDAttribute(),
+			"name":   modelNameAttribute("Name of the ConfigMap. Maps are merged in name order."),
+			"labels": modelLabelsAttribute("Labels that select the assignments this config applies to; no labels means every assignment."),
+			"data": schema.MapAttribute{
+				MarkdownDescription: "Config values. A value that parses as a YAML map or list becomes that structure; a single-quoted value stays a string.",
+				Optional:            true,
+				ElementType:         types.StringType,
+			},
+			"manifest": modelManifestAttribute("ConfigMap"),
+		},
+	}
+}
+
+func (r *PlatformConfigResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !modelPlanIsComputable(req) {
+		return
+	}
+	var m platformConfigModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	obj := resources.PlatformConfig(m.Name, m.Labels, m.Data)
+	m.ID, m.Manifest = types.StringValue(m.Name), modelManifestValue(obj, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *PlatformConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+func (r *PlatformConfigResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
+}
+
+func (r *PlatformConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+func (r *PlatformConfigResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+func (r *PlatformConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	modelImportByName(ctx, req, resp)
+}

@@ -1,0 +1,107 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
+)
+
+var (
+	_ resource.Resource                = &TemplateResource{}
+	_ resource.ResourceWithModifyPlan  = &TemplateResource{}
+	_ resource.ResourceWithImportState = &TemplateResource{}
+)
+
+// TemplateResource is kalypso_template, a logical resource that lives only in state.
+type TemplateResource struct{}
+
+// NewTemplateResource returns the resource.
+func NewTemplateResource() resource.Resource { return &TemplateResource{} }
+
+type templateModel struct {
+	ID          types.String `tfsdk:"id"`
+	Name        string       `tfsdk:"name"`
+	Type        string       `tfsdk:"type"`
+	ContentType *string      `tfsdk:"content_type"`
+	Manifests   []string     `tfsdk:"manifests"`
+	Manifest    types.String `tfsdk:"manifest"`
+}
+
+func (r *TemplateResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_template"
+}
+
+func (r *TemplateResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Kalypso template: Go templates (with sprig and `toYaml`, `stringify`, `hash`, `unquote`) that render one file of every " +
+			"assignment folder. Cluster types name their templates in `reconciler`, `namespace_service` and `config_type`. " +
+			"Logical resource: it lives only in Terraform state.",
+		Attributes: map[string]schema.Attribute{
+			"id":   modelIDAttribute(),
+			"name": modelNameAttribute("Name of the template, as cluster types refer to it."),
+			"type": schema.StringAttribute{
+				MarkdownDescription: "What the template renders: `reconciler` (`reconciler.yaml`), `namespace` (`namespace.yaml`) or `config` (the platform config).",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(model.TemplateTypeReconciler, model.TemplateTypeNamespace, model.TemplateTypeConfig)},
+			},
+			"content_type": schema.StringAttribute{
+				MarkdownDescription: "`yaml` or `sh`. A `config` template with `sh` writes `platform-config.sh` instead of `platform-config.yaml`. Absent means `yaml`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(model.ContentTypeYAML, model.ContentTypeSh)},
+			},
+			"manifests": schema.ListAttribute{
+				MarkdownDescription: "Go-template strings, one per manifest; the non-empty results are joined with `---\\n`.",
+				Required:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+			},
+			"manifest": modelManifestAttribute("Template"),
+		},
+	}
+}
+
+func (r *TemplateResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !modelPlanIsComputable(req) {
+		return
+	}
+	var m templateModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	contentType := ""
+	if m.ContentType != nil {
+		contentType = *m.ContentType
+	}
+	obj := resources.Template(m.Name, m.Type, contentType, m.Manifests)
+	m.ID, m.Manifest = types.StringValue(m.Name), modelManifestValue(obj, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *TemplateResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+func (r *TemplateResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+
+func (r *TemplateResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+func (r *TemplateResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+func (r *TemplateResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	modelImportByName(ctx, req, resp)
+}

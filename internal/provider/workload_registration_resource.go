@@ -1,0 +1,483 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
+	"github.com/kalypso/terraform-provider-kalypso/internal/workloadsource"
+)
+
+var (
+	_ resource.Resource                     = &WorkloadRegistrationResource{}
+	_ resource.ResourceWithConfigure        = &WorkloadRegistrationResource{}
+	_ resource.ResourceWithModifyPlan       = &WorkloadRegistrationResource{}
+	_ resource.ResourceWithImportState      = &WorkloadRegistrationResource{}
+	_ resource.ResourceWithConfigValidators = &WorkloadRegistrationResource{}
+)
+
+// WorkloadRegistrationResource is kalypso_workload_registration: a logical resource that reads the
+// registered Workload from Git at plan time and on refresh.
+type WorkloadRegistrationResource struct {
+	data *ProviderData
+}
+
+// NewWorkloadRegistrationResource returns the resource.
+func NewWorkloadRegistrationResource() resource.Resource { return &WorkloadRegistrationResource{} }
+
+type workloadRegistrationModel struct {
+	ID                types.String                     `tfsdk:"id"`
+	Name              string                           `tfsdk:"name"`
+	Workspace         string                           `tfsdk:"workspace"`
+	Labels            map[string]string                `tfsdk:"labels"`
+	Source            *registrationRepoRef             `tfsdk:"source"`
+	Workload          *registrationInlineWorkloadModel `tfsdk:"workload"`
+	Token             types.String                     `tfsdk:"token"`
+	SSHPrivateKey     types.String                     `tfsdk:"ssh_private_key"`
+	SourceCommit      types.String                     `tfsdk:"source_commit"`
+	DeploymentTargets types.List                       `tfsdk:"deployment_targets"`
+	WorkloadManifest  types.String                     `tfsdk:"workload_manifest"`
+	Manifest          types.String                     `tfsdk:"manifest"`
+}
+
+type registrationRepoRef struct {
+	Repo   string `tfsdk:"repo"`
+	Branch string `tfsdk:"branch"`
+	Path   string `tfsdk:"path"`
+}
+
+type registrationInlineWorkloadModel struct {
+	Labels            map[string]string               `tfsdk:"labels"`
+	DeploymentTargets []registrationInlineTargetModel `tfsdk:"deployment_targets"`
+}
+
+type registrationInlineTargetModel struct {
+	Name        string              `tfsdk:"name"`
+	Environment string              `tfsdk:"environment"`
+	Labels      map[string]string   `tfsdk:"labels"`
+	Manifests   registrationRepoRef `tfsdk:"manifests"`
+}
+
+type registrationTargetModel struct {
+	Name        string              `tfsdk:"name"`
+	Target      string              `tfsdk:"target"`
+	Environment string              `tfsdk:"environment"`
+	Workload    string              `tfsdk:"workload"`
+	Workspace   string              `tfsdk:"workspace"`
+	Labels      map[string]string   `tfsdk:"labels"`
+	Manifests   registrationRepoRef `tfsdk:"manifests"`
+}
+
+var registrationRepoRefAttrTypes = map[string]attr.Type{"repo": types.StringType, "branch": types.StringType, "path": types.StringType}
+
+var deploymentTargetObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"name":        types.StringType,
+	"target":      types.StringType,
+	"environment": types.StringType,
+	"workload":    types.StringType,
+	"workspace":   types.StringType,
+	"labels":      types.MapType{ElemType: types.StringType},
+	"manifests":   types.ObjectType{AttrTypes: registrationRepoRefAttrTypes},
+}}
+
+func (r *WorkloadRegistrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workload_registration"
+}
+
+func repoRefAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"repo": schema.StringAttribute{
+			MarkdownDescription: "Git URL of the repository holding " + what + ": `https://`, `ssh://`, scp-style or `file://`. Provider `git_url_rewrites` apply.",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"branch": schema.StringAttribute{
+			MarkdownDescription: "Branch holding " + what + ".",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"path": schema.StringAttribute{
+			MarkdownDescription: "Directory of " + what + " in the repository (`.` for the root).",
+			Required:            true,
+		},
+	}
+}
+
+func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	computedString := func(description string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: description, Computed: true}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Kalypso workload registration: gives an application team's Workload a workspace. The Workload is either read from the " +
+			"team's Git repository (`source`) at plan time and on every refresh, so a deployment target the team pushes shows up in the next plan, " +
+			"or given inline (`workload`). Exactly one of the two is required. `manifest` holds the `WorkloadRegistration` and the `Workload` " +
+			"YAML, linked to each other, for `provider::kalypso::environment_render`. Logical resource: nothing is created outside Terraform state.",
+		Attributes: map[string]schema.Attribute{
+			"id":   modelIDAttribute(),
+			"name": modelNameAttribute("Name of the registration. A sourced Workload with another name is linked to it with the `scheduler.kalypso.io/registration` annotation."),
+			"workspace": schema.StringAttribute{
+				MarkdownDescription: "Workspace of the workload, the team that owns it. Deployment targets get the label `workspace=<workspace>`, and scheduling policies can select by it.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.LabelValue()},
+			},
+			"labels": modelLabelsAttribute("Labels of the registration object."),
+			"source": schema.SingleNestedAttribute{
+				MarkdownDescription: "Where the Workload file(s) live. Every `*.yaml`/`*.yml` file below `path` is read, and its `kind: Workload` documents are used.",
+				Optional:            true,
+				Attributes:          repoRefAttributes("the Workload"),
+			},
+			"workload": schema.SingleNestedAttribute{
+				MarkdownDescription: "An inline Workload named like the registration, instead of `source`.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"labels": modelLabelsAttribute("Labels of the Workload; they override the targets' labels of the same key."),
+					"deployment_targets": schema.ListNestedAttribute{
+						MarkdownDescription: "The Workload's deployment targets.",
+						Required:            true,
+						Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+						NestedObject: schema.NestedAttributeObject{
+							Attributes: map[string]schema.Attribute{
+								"name": schema.StringAttribute{
+									MarkdownDescription: "Target name; the deployment target's full name is `<registration>-<name>`.",
+									Required:            true,
+									Validators:          []validator.String{validators.DNSSubdomainName()},
+								},
+								"environment": schema.StringAttribute{
+									MarkdownDescription: "Environment the target belongs to, for example `dev`.",
+									Required:            true,
+									Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+								},
+								"labels": modelLabelsAttribute("Labels of the target, matched by scheduling policies."),
+								"manifests": schema.SingleNestedAttribute{
+									MarkdownDescription: "Where the target's Kubernetes manifests live; reconciler templates read it as `.Manifests`.",
+									Required:            true,
+									Attributes:          repoRefAttributes("the target's manifests"),
+								},
+							},
+						},
+					},
+				},
+			},
+			"token": schema.StringAttribute{
+				MarkdownDescription: "Write-only https token for `source.repo`, instead of the provider's `git_token`. Never stored in state or plan; " +
+					"used at plan time only (a refresh uses the provider's credentials and keeps the previous values when they do not suffice). Needs Terraform 1.11 or later.",
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+			},
+			"ssh_private_key": schema.StringAttribute{
+				MarkdownDescription: "Write-only PEM private key for an ssh `source.repo`, instead of the provider's `ssh_private_key`. Never stored. Needs Terraform 1.11 or later.",
+				Optional:            true,
+				Sensitive:           true,
+				WriteOnly:           true,
+			},
+			"source_commit": computedString("Commit of `source.branch` the Workload was read from; null for an inline Workload."),
+			"deployment_targets": schema.ListNestedAttribute{
+				MarkdownDescription: "The Workload's deployment targets in every environment, sorted by name, as the scheduler sees them.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"name":        computedString("Full name, `<workload>-<target>`."),
+						"target":      computedString("The target's name inside its Workload."),
+						"environment": computedString("Environment of the target."),
+						"workload":    computedString("Name of the Workload."),
+						"workspace":   computedString("Workspace of the registration."),
+						"labels": schema.MapAttribute{
+							MarkdownDescription: "Effective labels: the target's, then the Workload's (which override), then `workload` and `workspace`.",
+							Computed:            true, ElementType: types.StringType,
+						},
+						"manifests": schema.SingleNestedAttribute{
+							MarkdownDescription: "Where the target's manifests live.",
+							Computed:            true,
+							Attributes: map[string]schema.Attribute{
+								"repo": computedString("Repository."), "branch": computedString("Branch."), "path": computedString("Path."),
+							},
+						},
+					},
+				},
+			},
+			"workload_manifest": computedString("Canonical YAML of the Workload document(s), linked to this registration."),
+			"manifest":          modelManifestAttribute("WorkloadRegistration` followed by its `Workload"),
+		},
+	}
+}
+
+func (r *WorkloadRegistrationResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("source"), path.MatchRoot("workload")),
+	}
+}
+
+func (r *WorkloadRegistrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*ProviderData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *provider.ProviderData, got %T. This is a provider bug; please report it.", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+// gitClient builds the client for a source read: the provider's settings, with the resource's
+// write-only credentials when they are set.
+func (r *WorkloadRegistrationResource) gitClient(token, sshKey string) *gitrepo.Client {
+	pd := r.data
+	if pd == nil {
+		pd = &ProviderData{}
+	}
+	c := &gitrepo.Client{
+		CacheDir: pd.CacheDir,
+		Rewrites: pd.GitURLRewrites,
+		Auth: gitrepo.Auth{
+			Token:          pd.GitToken,
+			SSHPrivateKey:  pd.SSHPrivateKey,
+			SSHKnownHosts:  pd.SSHKnownHosts,
+			CACertificates: pd.CACertificates,
+		},
+	}
+	if token != "" {
+		c.Auth.Token = token
+	}
+	if sshKey != "" {
+		c.Auth.SSHPrivateKey = sshKey
+	}
+	return c
+}
+
+// registrationDerived are the computed attributes of a registration.
+type registrationDerived struct {
+	SourceCommit      types.String
+	DeploymentTargets types.List
+	WorkloadManifest  types.String
+	Manifest          types.String
+}
+
+// derive computes the registration's computed attributes, reading the source when there is one.
+func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspace string, labels map[string]string, source *registrationRepoRef, inline *registrationInlineWorkloadModel, client *gitrepo.Client) (*registrationDerived, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	out := &registrationDerived{SourceCommit: types.StringNull()}
+	var workloads []*model.Workload
+	var reg *model.WorkloadRegistration
+	switch {
+	case source != nil:
+		reg = resources.Registration(name, workspace, labels, model.RepoRef{Repo: source.Repo, Branch: source.Branch, Path: source.Path})
+		commit, docs, err := workloadsource.FetchDocuments(ctx, client, reg)
+		if err == nil {
+			workloads, err = resources.DecodeWorkloads(docs)
+			if err != nil {
+				err = fmt.Errorf("%w: %v", workloadsource.ErrInvalidDocument, err)
+			}
+		}
+		if err != nil {
+			p, summary, hint := registrationSourceErrorDetails(err)
+			diags.AddAttributeError(p, summary, fmt.Sprintf("kalypso_workload_registration %q: repository %q, branch %q, path %q: %v. %s",
+				name, gitrepo.RedactURL(source.Repo), source.Branch, source.Path, err, hint))
+			return nil, diags
+		}
+		out.SourceCommit = types.StringValue(commit)
+	case inline != nil:
+		reg = resources.Registration(name, workspace, labels, model.RepoRef{})
+		var targets []resources.Target
+		for _, t := range inline.DeploymentTargets {
+			targets = append(targets, resources.Target{Name: t.Name, Environment: t.Environment, Labels: t.Labels,
+				Manifests: model.RepoRef{Repo: t.Manifests.Repo, Branch: t.Manifests.Branch, Path: t.Manifests.Path}})
+		}
+		workloads = []*model.Workload{resources.InlineWorkload(name, inline.Labels, targets)}
+	default:
+		// ExactlyOneOf reports the configuration error.
+		return nil, diags
+	}
+
+	targets, err := resources.DeploymentTargets(reg, workloads)
+	if err != nil {
+		p := path.Root("workload")
+		if source != nil {
+			p = path.Root("source")
+		}
+		diags.AddAttributeError(p, "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %v. Rename the targets so that every `<workload>-<target>` is a unique DNS-1123 name.", name, err))
+		return nil, diags
+	}
+	models := make([]registrationTargetModel, 0, len(targets))
+	for _, t := range targets {
+		models = append(models, registrationTargetModel{
+			Name: t.Name, Target: t.Target, Environment: t.Environment, Workload: t.Workload, Workspace: t.Workspace, Labels: t.Labels,
+			Manifests: registrationRepoRef{Repo: t.Manifests.Repo, Branch: t.Manifests.Branch, Path: t.Manifests.Path},
+		})
+	}
+	list, d := types.ListValueFrom(ctx, deploymentTargetObjectType, models)
+	diags.Append(d...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	out.DeploymentTargets = list
+
+	wm, manifest, err := resources.RegistrationManifests(reg, workloads)
+	if err != nil {
+		diags.AddError("Cannot build the manifest", fmt.Sprintf("kalypso_workload_registration %q: %v. This is a provider bug; please report it.", name, err))
+		return nil, diags
+	}
+	out.WorkloadManifest, out.Manifest = types.StringValue(wm), types.StringValue(manifest)
+	return out, diags
+}
+
+// sourceErrorDetails maps a source read error to the attribute at fault, a summary and what to do.
+func registrationSourceErrorDetails(err error) (path.Path, string, string) {
+	src := path.Root("source")
+	switch {
+	case errors.Is(err, gitrepo.ErrBranchNotFound):
+		return src.AtName("branch"), "Workload source branch not found", "Check source.branch, or push the branch."
+	case errors.Is(err, gitrepo.ErrPathNotFound):
+		return src.AtName("path"), "Workload source path not found", "Check source.path: it must be a directory on the branch head."
+	case errors.Is(err, gitrepo.ErrRepositoryNotFound):
+		return src.AtName("repo"), "Workload source repository not found", "Check source.repo and the provider's git_url_rewrites."
+	case errors.Is(err, gitrepo.ErrAuth):
+		return src.AtName("repo"), "Cannot authenticate to the workload source repository",
+			"Set the provider's git_token (GIT_TOKEN) or ssh_private_key, or this resource's token or ssh_private_key."
+	case errors.Is(err, gitrepo.ErrCredentialsInURL):
+		return src.AtName("repo"), "Credentials in the workload source URL", "Remove them from source.repo and configure a token or ssh key."
+	case errors.Is(err, workloadsource.ErrNoWorkload):
+		return src.AtName("path"), "No Workload in the workload source", "Add a `kind: Workload` document below source.path, or fix source.path."
+	case errors.Is(err, workloadsource.ErrInvalidDocument):
+		return src.AtName("path"), "Invalid Workload in the workload source", "Fix the Workload file in the application repository."
+	}
+	return src, "Cannot read the workload source", "Check source and the provider's Git settings."
+}
+
+func (r *WorkloadRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !modelPlanIsComputable(req) {
+		return
+	}
+	var m workloadRegistrationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var token, sshKey types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ssh_private_key"), &sshKey)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	d, diags := r.derive(ctx, m.Name, m.Workspace, m.Labels, m.Source, m.Workload, r.gitClient(token.ValueString(), sshKey.ValueString()))
+	resp.Diagnostics.Append(diags...)
+	if d == nil {
+		return
+	}
+	m.ID = types.StringValue(m.Name)
+	m.SourceCommit, m.DeploymentTargets, m.WorkloadManifest, m.Manifest = d.SourceCommit, d.DeploymentTargets, d.WorkloadManifest, d.Manifest
+	m.Token, m.SSHPrivateKey = types.StringNull(), types.StringNull()
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *WorkloadRegistrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+// Read re-reads a sourced Workload, so that a target the application team pushed appears in state
+// and in everything that renders from `manifest`. Failures are warnings here, keeping the previous
+// values: the plan that follows reads the source again, with the configured credentials, and reports them.
+func (r *WorkloadRegistrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var source *registrationRepoRef
+	var name, workspace types.String
+	var labels map[string]string
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("source"), &source)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace"), &workspace)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("labels"), &labels)...)
+	if resp.Diagnostics.HasError() || source == nil {
+		return
+	}
+	d, diags := r.derive(ctx, name.ValueString(), workspace.ValueString(), labels, source, nil, r.gitClient("", ""))
+	if diags.HasError() {
+		for _, e := range diags.Errors() {
+			resp.Diagnostics.AddAttributeWarning(path.Root("source"), "Workload source not refreshed: "+e.Summary(), e.Detail()+" The previous values are kept.")
+		}
+		return
+	}
+	resp.Diagnostics.Append(diags...)
+	for p, v := range map[string]attr.Value{
+		"source_commit": d.SourceCommit, "deployment_targets": d.DeploymentTargets,
+		"workload_manifest": d.WorkloadManifest, "manifest": d.Manifest,
+	} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(p), v)...)
+	}
+}
+
+func (r *WorkloadRegistrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+func (r *WorkloadRegistrationResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+// ImportState accepts `<name>` or `<name>@<repo>//<path>?ref=<branch>`. The second form sets `source`, and
+// the Read that follows the import fetches the Workload. Everything else comes from configuration.
+func (r *WorkloadRegistrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, source, err := parseRegistrationImportID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%v. Use `<name>` or `<name>@<repo>//<path>?ref=<branch>`, for example `hello-world-app@https://github.com/org/app-src//workload?ref=main`.", err))
+		return
+	}
+	modelImportByName(ctx, resource.ImportStateRequest{ID: name}, resp)
+	if resp.Diagnostics.HasError() || source == nil {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("source"), source)...)
+}
+
+// parseRegistrationImportID splits `<name>[@<repo>//<path>?ref=<branch>]`.
+func parseRegistrationImportID(id string) (string, *registrationRepoRef, error) {
+	name, rest, found := strings.Cut(id, "@")
+	if !found {
+		return id, nil, nil
+	}
+	if name == "" {
+		return "", nil, fmt.Errorf("import ID %q has no name before @", id)
+	}
+	rest, query, _ := strings.Cut(rest, "?")
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return "", nil, fmt.Errorf("import ID %q: %v", id, err)
+	}
+	branch := values.Get("ref")
+	if branch == "" {
+		return "", nil, fmt.Errorf("import ID %q has no ?ref=<branch>", id)
+	}
+	start := 0
+	if i := strings.Index(rest, "://"); i >= 0 {
+		start = i + 3
+	}
+	repo, p := rest, "."
+	if i := strings.Index(rest[start:], "//"); i >= 0 {
+		repo, p = rest[:start+i], rest[start+i+2:]
+	}
+	if repo == "" {
+		return "", nil, fmt.Errorf("import ID %q has no repository", id)
+	}
+	if p == "" {
+		p = "."
+	}
+	return name, &registrationRepoRef{Repo: repo, Branch: branch, Path: p}, nil
+}
