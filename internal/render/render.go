@@ -117,6 +117,21 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 		return nil, model.Diagnostics{{Severity: model.SeverityError, Summary: "Invalid config_validation", Source: model.NoSource, Detail: fmt.Sprintf("%q is not \"error\" or \"warn\"", opts.ConfigValidation)}}
 	}
 
+	// Cluster type names become folder names. The codec validates them, but a programmatically built set
+	// may not have gone through it, and nothing may ever be written outside the tree.
+	for _, ct := range set.ClusterTypes {
+		if msgs := validation.IsDNS1123Subdomain(ct.Metadata.Name); len(msgs) > 0 {
+			diags = append(diags, model.Diagnostic{
+				Severity: model.SeverityError, Summary: "Invalid object name", Source: set.Source(model.KindClusterType, ct.Metadata.Name),
+				Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: "metadata.name",
+				Detail: fmt.Sprintf("cluster type name %q is not a DNS-1123 subdomain, so it cannot be a folder of the GitOps tree: %s", ct.Metadata.Name, strings.Join(msgs, "; ")),
+			})
+		}
+	}
+	if diags.HasError() {
+		return nil, diags
+	}
+
 	targets, ds := DeriveTargets(environment, set)
 	diags = append(diags, ds...)
 	assignments, ds := Schedule(environment, set, targets)
