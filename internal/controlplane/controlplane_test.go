@@ -65,8 +65,8 @@ func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 	client := svcSrcClient(t)
 	main := must(t)(ReadDir(ctx, fixtureDir("control-plane-main"), Options{ResolveWorkloads: true, Client: client}))
 
-	if got, want := main.Templates, []string{"arc-flux", "argocd", "configmap-template", "namespace-template"}; len(got) != 4 {
-		t.Fatalf("templates = %v, want 4 like %v", got, want)
+	if got, want := main.Templates, []string{"arc-flux", "argocd", "configmap", "default"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("templates = %v, want %v", got, want)
 	}
 	if !reflect.DeepEqual(main.WorkloadRegistrations, []string{"platform-svc"}) {
 		t.Fatalf("registrations = %v", main.WorkloadRegistrations)

@@ -172,6 +172,7 @@ func (p *KalypsoProvider) Resources(_ context.Context) []func() resource.Resourc
 func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewEnvironmentRenderDataSource,
+		NewControlPlaneDataSource,
 	}
 }
 

@@ -1,0 +1,296 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/controlplane"
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+)
+
+var (
+	_ datasource.DataSource                     = &ControlPlaneDataSource{}
+	_ datasource.DataSourceWithConfigure        = &ControlPlaneDataSource{}
+	_ datasource.DataSourceWithConfigValidators = &ControlPlaneDataSource{}
+)
+
+// ControlPlaneDataSource is kalypso_control_plane: it reads an upstream Kalypso control-plane repository as-is.
+type ControlPlaneDataSource struct {
+	data *ProviderData
+}
+
+// NewControlPlaneDataSource returns the data source.
+func NewControlPlaneDataSource() datasource.DataSource {
+	return &ControlPlaneDataSource{}
+}
+
+// ControlPlaneModel is the data source's configuration and state.
+type ControlPlaneModel struct {
+	Dir              types.String `tfsdk:"dir"`
+	Git              types.Object `tfsdk:"git"`
+	ResolveWorkloads types.Bool   `tfsdk:"resolve_workloads"`
+	Ignore           types.String `tfsdk:"ignore"`
+
+	Manifests             types.List   `tfsdk:"manifests"`
+	ClusterTypes          types.List   `tfsdk:"cluster_types"`
+	SchedulingPolicies    types.List   `tfsdk:"scheduling_policies"`
+	WorkloadRegistrations types.List   `tfsdk:"workload_registrations"`
+	Workloads             types.List   `tfsdk:"workloads"`
+	Templates             types.List   `tfsdk:"templates"`
+	Configs               types.List   `tfsdk:"configs"`
+	ConfigSchemas         types.List   `tfsdk:"config_schemas"`
+	BaseRepoCommit        types.String `tfsdk:"base_repo_commit"`
+	GitOpsRepo            types.Object `tfsdk:"gitops_repo"`
+	Commit                types.String `tfsdk:"commit"`
+	WorkloadCommits       types.Map    `tfsdk:"workload_commits"`
+	Skipped               types.List   `tfsdk:"skipped"`
+}
+
+// ControlPlaneGitModel is the `git` source block.
+type ControlPlaneGitModel struct {
+	Repo   types.String `tfsdk:"repo"`
+	Branch types.String `tfsdk:"branch"`
+	Path   types.String `tfsdk:"path"`
+}
+
+var repoRefAttrTypes = map[string]attr.Type{
+	"repo":   types.StringType,
+	"branch": types.StringType,
+	"path":   types.StringType,
+}
+
+func (d *ControlPlaneDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_control_plane"
+}
+
+func (d *ControlPlaneDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	names := func(what string) schema.ListAttribute {
+		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Names of the " + what + " read, sorted."}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads an existing upstream Kalypso control-plane repository as-is, from a local directory or a Git branch, " +
+			"and returns its documents as `manifests` for `kalypso_environment_render` or `provider::kalypso::environment_render`. " +
+			"Every `*.yaml`/`*.yml` document below the path is read, whatever the folder structure. `.sourceignore` files are honoured " +
+			"as Flux honours them (gitignore syntax, scoped to their directory; without any, Flux's defaults exclude `.git/`, `.github/` and other CI folders). " +
+			"Documents that are not a Kalypso kind or a v1 ConfigMap are skipped and reported in `skipped` and a warning.\n\n" +
+			"Upstream keeps templates and workload registrations on `main` and an environment's cluster types, configs, policies, " +
+			"`BaseRepo` and `GitOpsRepo` on a branch per environment: read both and concatenate their `manifests`.",
+		Attributes: map[string]schema.Attribute{
+			"dir": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Local directory holding the control plane, for example a checkout. Relative paths are resolved from Terraform's working directory; " +
+					"prefer `\"${path.module}/...\"`. Exactly one of `dir` and `git` is required.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"git": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Git branch holding the control plane, read at its head with the provider's credentials and `git_url_rewrites`. " +
+					"`.sourceignore` files are honoured from the repository root, as Flux does. Exactly one of `dir` and `git` is required.",
+				Attributes: map[string]schema.Attribute{
+					"repo": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Repository URL: `https://`, `ssh://`, scp-style `git@host:org/repo`, or `file://`.",
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"branch": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Branch to read, for example `main` or `dev`.",
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"path": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Directory inside the repository. Defaults to the repository root.",
+					},
+				},
+			},
+			"resolve_workloads": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Fetch the Workload of every WorkloadRegistration from its `spec.workload` repository, branch and path, " +
+					"link it to the registration (annotation `scheduler.kalypso.io/registration`) and append it to `manifests`, as the upstream operator does. Defaults to `false`.",
+			},
+			"ignore": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Extra ignore patterns in gitignore syntax, like Flux's `GitRepository.spec.ignore`. " +
+					"As in Flux, they replace the default excludes (except `.git/`).",
+			},
+			"manifests": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Every Kalypso document read, verbatim, one per element, in file path then document order; resolved Workloads come last. Ready for the render's `manifests`.",
+			},
+			"cluster_types":          names("ClusterTypes"),
+			"scheduling_policies":    names("SchedulingPolicies"),
+			"workload_registrations": names("WorkloadRegistrations"),
+			"workloads":              names("Workloads (in the control plane or resolved)"),
+			"templates":              names("Templates"),
+			"configs":                names("v1 ConfigMaps"),
+			"config_schemas":         names("ConfigSchemas"),
+			"base_repo_commit": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "`spec.commit` of the BaseRepo named `main` (on an environment branch), or empty. " +
+					"Pass it to `kalypso_gitops_commit.promoted_commit_id`.",
+			},
+			"gitops_repo": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "`spec` of the GitOpsRepo (on an environment branch): where the rendered tree goes. Null when there is none.",
+				Attributes: map[string]schema.Attribute{
+					"repo":   schema.StringAttribute{Computed: true, MarkdownDescription: "GitOps repository URL."},
+					"branch": schema.StringAttribute{Computed: true, MarkdownDescription: "GitOps branch."},
+					"path":   schema.StringAttribute{Computed: true, MarkdownDescription: "Path inside the GitOps repository."},
+				},
+			},
+			"commit": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Commit SHA that was read, in `git` mode; null in `dir` mode.",
+			},
+			"workload_commits": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "With `resolve_workloads`: WorkloadRegistration name → commit its Workload was read from.",
+			},
+			"skipped": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Documents that were read but skipped because they are not a Kalypso kind or a v1 ConfigMap, each as `file <path>, document <index> (line <n>): <kind>`.",
+			},
+		},
+	}
+}
+
+func (d *ControlPlaneDataSource) ConfigValidators(_ context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("dir"), path.MatchRoot("git")),
+	}
+}
+
+func (d *ControlPlaneDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*ProviderData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data",
+			fmt.Sprintf("expected *provider.ProviderData, got %T; this is a bug in the provider, please report it", req.ProviderData))
+		return
+	}
+	d.data = data
+}
+
+func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var data ControlPlaneModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pd := d.data
+	if pd == nil {
+		pd = &ProviderData{}
+	}
+	opts := controlplane.Options{
+		ResolveWorkloads: data.ResolveWorkloads.ValueBool(),
+		Client:           controlPlaneGitClient(pd),
+		Ignore:           data.Ignore.ValueString(),
+	}
+
+	var (
+		res        *controlplane.Result
+		diags      model.Diagnostics
+		sourcePath path.Path
+		repoPath   path.Path
+	)
+	if !data.Git.IsNull() {
+		var g ControlPlaneGitModel
+		resp.Diagnostics.Append(data.Git.As(ctx, &g, objectAsOptions)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		sourcePath, repoPath = path.Root("git"), path.Root("git").AtName("repo")
+		res, diags = controlplane.ReadGit(ctx, g.Repo.ValueString(), g.Branch.ValueString(), g.Path.ValueString(), opts)
+	} else {
+		sourcePath, repoPath = path.Root("dir"), path.Root("dir")
+		res, diags = controlplane.ReadDir(ctx, data.Dir.ValueString(), opts)
+	}
+	resp.Diagnostics.Append(controlPlaneDiagnostics(diags, sourcePath, repoPath)...)
+	if resp.Diagnostics.HasError() || res == nil {
+		return
+	}
+
+	data.Manifests = stringList(nonNil(res.Manifests))
+	data.ClusterTypes = stringList(res.ClusterTypes)
+	data.SchedulingPolicies = stringList(res.SchedulingPolicies)
+	data.WorkloadRegistrations = stringList(res.WorkloadRegistrations)
+	data.Workloads = stringList(res.Workloads)
+	data.Templates = stringList(res.Templates)
+	data.Configs = stringList(res.Configs)
+	data.ConfigSchemas = stringList(res.ConfigSchemas)
+	data.BaseRepoCommit = types.StringValue(res.BaseRepoCommit)
+	data.GitOpsRepo = types.ObjectNull(repoRefAttrTypes)
+	if g := res.GitOpsRepo; g != nil {
+		data.GitOpsRepo = types.ObjectValueMust(repoRefAttrTypes, map[string]attr.Value{
+			"repo": types.StringValue(g.Repo), "branch": types.StringValue(g.Branch), "path": types.StringValue(g.Path),
+		})
+	}
+	data.Commit = types.StringNull()
+	if res.Commit != "" {
+		data.Commit = types.StringValue(res.Commit)
+	}
+	commits := make(map[string]attr.Value, len(res.WorkloadCommits))
+	for k, v := range res.WorkloadCommits {
+		commits[k] = types.StringValue(v)
+	}
+	data.WorkloadCommits = types.MapValueMust(types.StringType, commits)
+	skipped := make([]string, 0, len(res.Skipped))
+	for _, s := range res.Skipped {
+		skipped = append(skipped, s.String())
+	}
+	data.Skipped = stringList(skipped)
+	if len(skipped) > 0 {
+		shown := skipped
+		more := ""
+		if len(shown) > 20 {
+			shown, more = shown[:20], fmt.Sprintf("\n... and %d more (see the skipped attribute)", len(skipped)-20)
+		}
+		resp.Diagnostics.AddAttributeWarning(sourcePath, "Documents skipped",
+			fmt.Sprintf("%d document(s) are not a Kalypso kind (apiVersion %s) or a v1 ConfigMap and were not read:\n%s%s\n"+
+				"Exclude them with a .sourceignore entry to silence this warning.", len(skipped), model.APIVersion, strings.Join(shown, "\n"), more))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// controlPlaneDiagnostics points document problems at the source attribute and repository problems at the repository.
+func controlPlaneDiagnostics(ds model.Diagnostics, sourcePath, repoPath path.Path) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, d := range ds {
+		at := sourcePath
+		switch {
+		case d.Kind == model.KindWorkloadRegistration && d.Field == "spec.workload":
+			at = path.Root("resolve_workloads")
+		case d.Source.File == "" && d.Severity == model.SeverityError:
+			at = repoPath
+		}
+		if d.Severity == model.SeverityWarning {
+			out.AddAttributeWarning(at, d.Summary, describeDiagnostic(d))
+		} else {
+			out.AddAttributeError(at, d.Summary, describeDiagnostic(d))
+		}
+	}
+	return out
+}
