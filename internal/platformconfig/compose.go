@@ -61,10 +61,17 @@ func (t Target) Matches(labels map[string]string) bool {
 	return true
 }
 
-// Sources holds the ConfigMaps that feed platform config, in the order upstream reads them.
+// Sources holds the ConfigMaps that feed platform config, in the order upstream reads them, with every
+// value parsed once up front: composing thousands of assignments must not re-parse the same YAML.
 type Sources struct {
-	platform []*model.ConfigMap
+	platform []platformMap
 	azure    []azureMap
+}
+
+type platformMap struct {
+	cm     *model.ConfigMap
+	keys   []string
+	values []interface{}
 }
 
 type azureMap struct {
@@ -76,6 +83,7 @@ type azureKey struct {
 	raw    string
 	key    string
 	labels map[string]string
+	value  interface{}
 }
 
 // NewSources picks and orders the config sources from all ConfigMaps (which must be sorted by name).
@@ -83,7 +91,15 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 	s := &Sources{}
 	for _, cm := range configMaps {
 		if cm.Metadata.Labels[PlatformConfigLabel] == "true" {
-			s.platform = append(s.platform, cm)
+			pm := platformMap{cm: cm}
+			for k := range cm.Data {
+				pm.keys = append(pm.keys, k)
+			}
+			sort.Strings(pm.keys)
+			for _, k := range pm.keys {
+				pm.values = append(pm.values, ParseValue(cm.Data[k]))
+			}
+			s.platform = append(s.platform, pm)
 		}
 	}
 	for _, cm := range configMaps {
@@ -91,8 +107,10 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 			continue
 		}
 		am := azureMap{cm: cm}
-		for raw := range cm.Data {
-			am.keys = append(am.keys, parseAzureKey(raw))
+		for raw, value := range cm.Data {
+			k := parseAzureKey(raw)
+			k.value = ParseValue(value)
+			am.keys = append(am.keys, k)
 		}
 		// Shortest key first, so that more specific (longer, labelled) keys merge over general ones.
 		sort.Slice(am.keys, func(i, j int) bool {
@@ -116,29 +134,24 @@ func parseAzureKey(raw string) azureKey {
 	return k
 }
 
-// Compose builds the merged platform config for one assignment. Values are parsed afresh for every
-// call, because merging updates them in place.
+// Compose builds the merged platform config for one assignment. Merging updates values in place, so
+// every structured value is copied before it enters the result.
 func (s *Sources) Compose(t Target) map[string]interface{} {
 	data := map[string]interface{}{}
-	put := func(key string, raw string) {
-		v := ParseValue(raw)
+	put := func(key string, parsed interface{}) {
+		v := deepCopy(parsed)
 		if old, ok := data[key]; ok {
 			data[key] = Merge(old, v)
 		} else {
 			data[key] = v
 		}
 	}
-	for _, cm := range s.platform {
-		if !t.Matches(cm.Metadata.Labels) {
+	for _, pm := range s.platform {
+		if !t.Matches(pm.cm.Metadata.Labels) {
 			continue
 		}
-		keys := make([]string, 0, len(cm.Data))
-		for k := range cm.Data {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			put(k, cm.Data[k])
+		for i, k := range pm.keys {
+			put(k, pm.values[i])
 		}
 	}
 	for _, am := range s.azure {
@@ -147,9 +160,28 @@ func (s *Sources) Compose(t Target) map[string]interface{} {
 		}
 		for _, k := range am.keys {
 			if t.Matches(k.labels) {
-				put(k.key, am.cm.Data[k.raw])
+				put(k.key, k.value)
 			}
 		}
 	}
 	return data
+}
+
+// deepCopy copies the maps and lists that YAML decoding produces; scalars are immutable and shared.
+func deepCopy(v interface{}) interface{} {
+	switch t := v.(type) {
+	case map[interface{}]interface{}:
+		m := make(map[interface{}]interface{}, len(t))
+		for k, val := range t {
+			m[k] = deepCopy(val)
+		}
+		return m
+	case []interface{}:
+		l := make([]interface{}, len(t))
+		for i, val := range t {
+			l[i] = deepCopy(val)
+		}
+		return l
+	}
+	return v
 }

@@ -45,6 +45,10 @@ var funcMap = func() template.FuncMap {
 
 // ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "".
 func ToYAML(v interface{}) string {
+	return memoizedToYAML(v)
+}
+
+func marshalYAML(v interface{}) string {
 	b, err := yamlv3.Marshal(v)
 	if err != nil {
 		return ""

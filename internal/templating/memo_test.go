@@ -1,0 +1,59 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package templating
+
+import (
+	"testing"
+)
+
+func TestMemoizedToYAMLEqualsMarshalAndNeverConfusesTypes(t *testing.T) {
+	values := []interface{}{
+		map[string]interface{}{"A": "1"},
+		map[string]interface{}{"A": 1},
+		map[string]interface{}{"A": int64(1)},
+		map[string]interface{}{"A": "true"},
+		map[string]interface{}{"A": true},
+		map[string]interface{}{"A": nil},
+		map[string]interface{}{"A": []interface{}{"x", "y"}},
+		map[string]interface{}{"A": "x", "B": "y"},
+		map[string]interface{}{"A": map[interface{}]interface{}{"k": "v"}},
+		map[string]interface{}{"A:1": "x"},
+		map[string]interface{}{"A": "1:x"},
+		map[interface{}]interface{}{1: "x"},
+		map[interface{}]interface{}{"1": "x"},
+		[]string{"a", "b"},
+		map[string]string{"a": "b"},
+		1.5,
+	}
+	// Twice: the second round is served from the memo and must still equal a fresh marshal.
+	for round := 0; round < 2; round++ {
+		for i, v := range values {
+			if got, want := ToYAML(v), marshalYAML(v); got != want {
+				t.Errorf("round %d value %d: ToYAML = %q, marshal = %q", round, i, got, want)
+			}
+		}
+	}
+}
+
+func TestCanonicalEncodingDistinguishesLookalikes(t *testing.T) {
+	pairs := [][2]interface{}{
+		{"1", 1},
+		{map[string]interface{}{"a": "b"}, map[string]string{"a": "b"}},
+		{[]interface{}{"ab"}, []interface{}{"a", "b"}},
+		{map[string]interface{}{"a": "bc"}, map[string]interface{}{"ab": "c"}},
+	}
+	for _, p := range pairs {
+		a, okA := appendCanonical(nil, p[0])
+		b, okB := appendCanonical(nil, p[1])
+		if !okA || !okB {
+			t.Fatalf("expected both %#v and %#v to be encodable", p[0], p[1])
+		}
+		if string(a) == string(b) {
+			t.Errorf("%#v and %#v share the key %q", p[0], p[1], a)
+		}
+	}
+	if _, ok := appendCanonical(nil, map[interface{}]interface{}{1: "x"}); ok {
+		t.Error("a map with non-string keys must not be memoized")
+	}
+}
