@@ -432,13 +432,17 @@ func (r *WorkloadRegistrationResource) Update(ctx context.Context, req resource.
 func (r *WorkloadRegistrationResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
 
-// ImportState accepts `<name>` or `<name>@<repo>//<path>?ref=<branch>`. The second form sets `source`, and
-// the Read that follows the import fetches the Workload. Everything else comes from configuration.
+// ImportState accepts `<name>` or `<name>@<repo>//<path>?ref=<branch>[&workspace=<workspace>]`. The second
+// form sets `source` (and `workspace`), and the Read that follows the import fetches the Workload.
+// Everything else comes from configuration.
 func (r *WorkloadRegistrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name, source, err := parseRegistrationImportID(req.ID)
+	name, source, workspace, err := parseRegistrationImportID(req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%v. Use `<name>` or `<name>@<repo>//<path>?ref=<branch>`, for example `hello-world-app@https://github.com/org/app-src//workload?ref=main`.", err))
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%v. Use `<name>` or `<name>@<repo>//<path>?ref=<branch>&workspace=<workspace>`, for example `hello-world-app@https://github.com/org/app-src//workload?ref=main&workspace=kaizen-app-team`.", err))
 		return
+	}
+	if workspace != "" {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace"), workspace)...)
 	}
 	modelImportByName(ctx, resource.ImportStateRequest{ID: name}, resp)
 	if resp.Diagnostics.HasError() || source == nil {
@@ -447,24 +451,25 @@ func (r *WorkloadRegistrationResource) ImportState(ctx context.Context, req reso
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("source"), source)...)
 }
 
-// parseRegistrationImportID splits `<name>[@<repo>//<path>?ref=<branch>]`.
-func parseRegistrationImportID(id string) (string, *registrationRepoRef, error) {
+// parseRegistrationImportID splits `<name>[@<repo>//<path>?ref=<branch>[&workspace=<workspace>]]`.
+func parseRegistrationImportID(id string) (name string, source *registrationRepoRef, workspace string, err error) {
 	name, rest, found := strings.Cut(id, "@")
 	if !found {
-		return id, nil, nil
+		return id, nil, "", nil
 	}
 	if name == "" {
-		return "", nil, fmt.Errorf("import ID %q has no name before @", id)
+		return "", nil, "", fmt.Errorf("import ID %q has no name before @", id)
 	}
 	rest, query, _ := strings.Cut(rest, "?")
 	values, err := url.ParseQuery(query)
 	if err != nil {
-		return "", nil, fmt.Errorf("import ID %q: %v", id, err)
+		return "", nil, "", fmt.Errorf("import ID %q: %v", id, err)
 	}
 	branch := values.Get("ref")
 	if branch == "" {
-		return "", nil, fmt.Errorf("import ID %q has no ?ref=<branch>", id)
+		return "", nil, "", fmt.Errorf("import ID %q has no ?ref=<branch>", id)
 	}
+	workspace = values.Get("workspace")
 	start := 0
 	if i := strings.Index(rest, "://"); i >= 0 {
 		start = i + 3
@@ -474,10 +479,10 @@ func parseRegistrationImportID(id string) (string, *registrationRepoRef, error) 
 		repo, p = rest[:start+i], rest[start+i+2:]
 	}
 	if repo == "" {
-		return "", nil, fmt.Errorf("import ID %q has no repository", id)
+		return "", nil, "", fmt.Errorf("import ID %q has no repository", id)
 	}
 	if p == "" {
 		p = "."
 	}
-	return name, &registrationRepoRef{Repo: repo, Branch: branch, Path: p}, nil
+	return name, &registrationRepoRef{Repo: repo, Branch: branch, Path: p}, workspace, nil
 }
