@@ -1,0 +1,91 @@
+# Adopt an existing upstream Kalypso control plane without rewriting it.
+#
+# The public sample keeps templates and workload registrations on `main`, and the cluster types,
+# platform configs, scheduling policies, BaseRepo and GitOpsRepo of each environment on a branch
+# named after it. This configuration reads `main` and `dev`, renders the dev GitOps tree in the plan,
+# and pushes it where the dev GitOpsRepo points, with the promoted commit that upstream writes to
+# `.github/tracking/Promoted_Commit_Id`.
+terraform {
+  required_providers {
+    kalypso = {
+      source = "kalypso/kalypso"
+    }
+  }
+}
+
+variable "control_plane_repo" {
+  description = "The control-plane repository (the public sample by default)."
+  type        = string
+  default     = "https://github.com/microsoft/kalypso-control-plane"
+}
+
+variable "git_mirror" {
+  description = "Optional mirror prefix for https://github.com/ (for example file:///srv/mirror/), for air-gapped runs."
+  type        = string
+  default     = null
+}
+
+provider "kalypso" {
+  # Every Git read and write goes through these rewrites (git's insteadOf), including the
+  # Workload repositories that resolve_workloads fetches and the GitOps repository.
+  git_url_rewrites = var.git_mirror == null ? {} : { "https://github.com/" = var.git_mirror }
+
+  author = {
+    name  = "Kalypso Scheduler"
+    email = "kalypso@example.com"
+  }
+}
+
+data "kalypso_control_plane" "main" {
+  git = {
+    repo   = var.control_plane_repo
+    branch = "main"
+  }
+  resolve_workloads = true
+}
+
+data "kalypso_control_plane" "dev" {
+  git = {
+    repo   = var.control_plane_repo
+    branch = "dev"
+  }
+}
+
+# Both inputs are data sources, so the render data source is read during plan. When the manifests
+# come from kalypso_* resources with pending changes, use provider::kalypso::environment_render instead.
+data "kalypso_environment_render" "dev" {
+  environment = "dev"
+  manifests   = concat(data.kalypso_control_plane.main.manifests, data.kalypso_control_plane.dev.manifests)
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url = data.kalypso_control_plane.dev.gitops_repo.repo
+  branch         = data.kalypso_control_plane.dev.gitops_repo.branch
+  path           = data.kalypso_control_plane.dev.gitops_repo.path
+  files          = data.kalypso_environment_render.dev.files
+  commit_message = "Kalypso: dev from control plane ${data.kalypso_control_plane.dev.commit}"
+
+  author = {
+    name  = "Kalypso Scheduler"
+    email = "kalypso@example.com"
+  }
+
+  # Writes .github/tracking/Promoted_Commit_Id, as the upstream operator does.
+  promoted_commit_id = data.kalypso_control_plane.dev.base_repo_commit
+}
+
+output "dev_assignments" {
+  description = "Which deployment target lands on which cluster type in dev, and why."
+  value = {
+    for a in data.kalypso_environment_render.dev.assignments : "${a.cluster_type}/${a.deployment_target}" => a.scheduling_policies
+  }
+}
+
+output "skipped_documents" {
+  description = "Documents of the control plane that are not Kalypso objects."
+  value       = concat(data.kalypso_control_plane.main.skipped, data.kalypso_control_plane.dev.skipped)
+}
+
+output "gitops_commit" {
+  value = kalypso_gitops_commit.dev.commit_sha
+}
