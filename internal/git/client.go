@@ -62,6 +62,9 @@ type Client struct {
 	tmpOnce sync.Once
 	tmpDir  string
 	tmpErr  error
+
+	// hookBeforeUpdate runs before each ref update (tests only).
+	hookBeforeUpdate func(attempt int)
 }
 
 // RewriteURL applies the insteadOf rewrites; the longest matching prefix wins.

@@ -11,10 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // session is an opened repository: the local repository itself, or the cache
@@ -23,12 +26,16 @@ type session struct {
 	c      *Client
 	e      *endpoint
 	repo   *git.Repository
+	st     *filesystem.Storage
 	auth   transport.AuthMethod
 	gitDir string // local only: the directory holding refs/ (for compare-and-swap ref updates)
 	unlock func()
 }
 
-func (s *session) close() { s.unlock() }
+func (s *session) close() {
+	_ = s.st.Close()
+	s.unlock()
+}
 
 // open resolves repoURL and opens the local repository or the remote's cache entry, locked.
 func (c *Client) open(repoURL string) (*session, error) {
@@ -38,19 +45,17 @@ func (c *Client) open(repoURL string) (*session, error) {
 	}
 	if e.local {
 		unlock := lockFor("local:" + e.dir)
-		repo, err := git.PlainOpenWithOptions(e.dir, &git.PlainOpenOptions{DetectDotGit: false})
+		gitDir, ok := findGitDir(e.dir)
+		if !ok {
+			unlock()
+			return nil, withClass(ErrRepositoryNotFound, fmt.Errorf("no Git repository at %s", e.dir))
+		}
+		repo, st, err := openStorage(gitDir)
 		if err != nil {
 			unlock()
-			if errors.Is(err, git.ErrRepositoryNotExists) || os.IsNotExist(err) {
-				return nil, withClass(ErrRepositoryNotFound, fmt.Errorf("no Git repository at %s", e.dir))
-			}
 			return nil, err
 		}
-		gitDir := e.dir
-		if fi, err := os.Stat(filepath.Join(e.dir, ".git")); err == nil && fi.IsDir() {
-			gitDir = filepath.Join(e.dir, ".git")
-		}
-		return &session{c: c, e: e, repo: repo, gitDir: gitDir, unlock: unlock}, nil
+		return &session{c: c, e: e, repo: repo, st: st, gitDir: gitDir, unlock: unlock}, nil
 	}
 	auth, err := c.authMethod(e)
 	if err != nil {
@@ -61,33 +66,64 @@ func (c *Client) open(repoURL string) (*session, error) {
 		return nil, err
 	}
 	unlock := lockFor("cache:" + dir)
-	repo, err := openCache(dir, e.url)
+	repo, st, err := openCache(dir, e.url)
 	if err != nil {
 		unlock()
 		return nil, err
 	}
-	return &session{c: c, e: e, repo: repo, auth: auth, unlock: unlock}, nil
+	return &session{c: c, e: e, repo: repo, st: st, auth: auth, unlock: unlock}, nil
 }
 
-// openCache opens (or creates, or re-creates when corrupt) the bare cache repository of a URL.
-func openCache(dir, url string) (*git.Repository, error) {
-	repo, err := git.PlainOpen(dir)
-	if err == nil {
-		if rem, err := repo.Remote("origin"); err == nil && len(rem.Config().URLs) == 1 && rem.Config().URLs[0] == url {
-			return repo, nil
+// findGitDir returns the directory holding objects/ and refs/: dir itself (bare) or dir/.git.
+func findGitDir(dir string) (string, bool) {
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+		return filepath.Join(dir, ".git"), true
+	}
+	for _, want := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
+			return "", false
+		}
+	}
+	return dir, true
+}
+
+// openStorage opens a git directory with pack file descriptors kept open and a
+// generous object cache: tree walks of large repositories touch thousands of objects.
+func openStorage(gitDir string) (*git.Repository, *filesystem.Storage, error) {
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(64*cache.MiByte), filesystem.Options{KeepDescriptors: true})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		_ = st.Close()
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			return nil, nil, withClass(ErrRepositoryNotFound, fmt.Errorf("no Git repository at %s", gitDir))
+		}
+		return nil, nil, err
+	}
+	return repo, st, nil
+}
+
+// openCache opens (or creates, or re-creates when unusable) the bare cache repository of a URL.
+func openCache(dir, url string) (*git.Repository, *filesystem.Storage, error) {
+	if _, ok := findGitDir(dir); ok {
+		repo, st, err := openStorage(dir)
+		if err == nil {
+			if rem, err := repo.Remote("origin"); err == nil && len(rem.Config().URLs) == 1 && rem.Config().URLs[0] == url {
+				return repo, st, nil
+			}
+			_ = st.Close()
 		}
 	}
 	if err := os.RemoveAll(dir); err != nil {
-		return nil, fmt.Errorf("cannot reset cache entry %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("cannot reset cache entry %s: %w", dir, err)
 	}
-	repo, err = git.PlainInit(dir, true)
+	repo, err := git.PlainInit(dir, true)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create cache entry %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("cannot create cache entry %s: %w", dir, err)
 	}
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{url}}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return repo, nil
+	return openStorage(dir)
 }
 
 func trackingRef(branch string) plumbing.ReferenceName {

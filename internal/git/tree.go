@@ -228,15 +228,25 @@ func treeSortKey(e object.TreeEntry) string {
 
 // dirNode is an in-memory directory used to build trees bottom-up.
 type dirNode struct {
-	leaves map[string]entryInfo
+	leaves map[string]leaf
 	dirs   map[string]*dirNode
+	hash   plumbing.Hash
+	obj    plumbing.EncodedObject
+}
+
+// leaf is a file to write (content != nil) or an entry kept as is (content == nil).
+type leaf struct {
+	entryInfo
+	content []byte
 }
 
 func newDirNode() *dirNode {
-	return &dirNode{leaves: map[string]entryInfo{}, dirs: map[string]*dirNode{}}
+	return &dirNode{leaves: map[string]leaf{}, dirs: map[string]*dirNode{}}
 }
 
-func (n *dirNode) add(path string, e entryInfo) error {
+func (n *dirNode) empty() bool { return len(n.leaves) == 0 && len(n.dirs) == 0 }
+
+func (n *dirNode) add(path string, l leaf) error {
 	segs := strings.Split(path, "/")
 	cur := n
 	for i, seg := range segs[:len(segs)-1] {
@@ -254,31 +264,160 @@ func (n *dirNode) add(path string, e entryInfo) error {
 	if _, clash := cur.dirs[last]; clash {
 		return withClass(ErrInvalidInput, fmt.Errorf("%q is both a file and a directory", path))
 	}
-	cur.leaves[last] = e
+	cur.leaves[last] = l
 	return nil
 }
 
-func (n *dirNode) store(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
+// encode computes the tree hashes bottom-up in memory, without touching the store.
+func (n *dirNode) encode(newObj func() plumbing.EncodedObject) (plumbing.Hash, error) {
 	entries := make([]object.TreeEntry, 0, len(n.leaves)+len(n.dirs))
-	for name, e := range n.leaves {
-		entries = append(entries, object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash})
+	for name, l := range n.leaves {
+		entries = append(entries, object.TreeEntry{Name: name, Mode: l.Mode, Hash: l.Hash})
 	}
 	for name, d := range n.dirs {
-		h, err := d.store(s)
+		h, err := d.encode(newObj)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if h.IsZero() {
-			continue
-		}
 		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
 	}
-	return storeTree(s, entries)
+	sort.Slice(entries, func(i, j int) bool { return treeSortKey(entries[i]) < treeSortKey(entries[j]) })
+	obj := newObj()
+	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	n.obj, n.hash = obj, obj.Hash()
+	return n.hash, nil
+}
+
+// builder stores the objects of a new tree that differ from an old one, records the
+// file-level changes, and collects the hashes a push must send.
+type builder struct {
+	st      storer.EncodedObjectStorer
+	changes Changes
+	newObjs []plumbing.Hash
+}
+
+func (b *builder) put(h plumbing.Hash, obj func() (plumbing.EncodedObject, error)) error {
+	b.newObjs = append(b.newObjs, h)
+	if err := b.st.HasEncodedObject(h); err == nil {
+		return nil
+	}
+	o, err := obj()
+	if err != nil {
+		return err
+	}
+	_, err = b.st.SetEncodedObject(o)
+	return err
+}
+
+func (b *builder) blobObject(content []byte) func() (plumbing.EncodedObject, error) {
+	return func() (plumbing.EncodedObject, error) {
+		obj := b.st.NewEncodedObject()
+		obj.SetType(plumbing.BlobObject)
+		obj.SetSize(int64(len(content)))
+		w, err := obj.Writer()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(content); err != nil {
+			return nil, err
+		}
+		return obj, w.Close()
+	}
+}
+
+// persist stores node n (already encoded) where it differs from the old tree and
+// records changes; subtrees with equal hashes are skipped without being read.
+func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
+	if n.hash == old {
+		return nil
+	}
+	oldEntries := map[string]object.TreeEntry{}
+	if !old.IsZero() {
+		t, err := object.GetTree(b.st, old)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			oldEntries[e.Name] = e
+		}
+	}
+	join := func(name string) string {
+		if prefix == "" {
+			return name
+		}
+		return prefix + "/" + name
+	}
+	for name, l := range n.leaves {
+		if l.content == nil {
+			continue // kept entry
+		}
+		oe, had := oldEntries[name]
+		if had && oe.Hash == l.Hash && oe.Mode == l.Mode {
+			continue
+		}
+		switch {
+		case had && oe.Mode == filemode.Dir:
+			if err := b.removedTree(oe.Hash, join(name)); err != nil {
+				return err
+			}
+			b.changes.Added = append(b.changes.Added, join(name))
+		case had:
+			b.changes.Modified = append(b.changes.Modified, join(name))
+		default:
+			b.changes.Added = append(b.changes.Added, join(name))
+		}
+		if err := b.put(l.Hash, b.blobObject(l.content)); err != nil {
+			return err
+		}
+	}
+	for name, child := range n.dirs {
+		oe, had := oldEntries[name]
+		oldChild := plumbing.ZeroHash
+		if had && oe.Mode == filemode.Dir {
+			oldChild = oe.Hash
+		} else if had {
+			b.changes.Removed = append(b.changes.Removed, join(name))
+		}
+		if err := b.persist(child, oldChild, join(name)); err != nil {
+			return err
+		}
+	}
+	for name, oe := range oldEntries {
+		if _, ok := n.leaves[name]; ok {
+			continue
+		}
+		if _, ok := n.dirs[name]; ok {
+			continue
+		}
+		if oe.Mode == filemode.Dir {
+			if err := b.removedTree(oe.Hash, join(name)); err != nil {
+				return err
+			}
+		} else {
+			b.changes.Removed = append(b.changes.Removed, join(name))
+		}
+	}
+	obj := n.obj
+	return b.put(n.hash, func() (plumbing.EncodedObject, error) { return obj, nil })
+}
+
+func (b *builder) removedTree(h plumbing.Hash, prefix string) error {
+	leaves := map[string]entryInfo{}
+	if err := walkLeaves(b.st, h, prefix, leaves); err != nil {
+		return err
+	}
+	for p := range leaves {
+		b.changes.Removed = append(b.changes.Removed, p)
+	}
+	return nil
 }
 
 // setAt replaces (or with a zero hash removes) the entry at path below tree root and
 // returns the new root. Trees left empty by a removal are dropped, except the root.
-func setAt(s storer.EncodedObjectStorer, root plumbing.Hash, segs []string, mode filemode.FileMode, h plumbing.Hash, isRoot bool) (plumbing.Hash, error) {
+func (b *builder) setAt(root plumbing.Hash, segs []string, mode filemode.FileMode, h plumbing.Hash, isRoot bool) (plumbing.Hash, error) {
+	s := b.st
 	var entries []object.TreeEntry
 	if !root.IsZero() {
 		t, err := object.GetTree(s, root)
@@ -307,7 +446,7 @@ func setAt(s storer.EncodedObjectStorer, root plumbing.Hash, segs []string, mode
 			child = entries[idx].Hash
 		}
 		var err error
-		newHash, err = setAt(s, child, segs[1:], mode, h, false)
+		newHash, err = b.setAt(child, segs[1:], mode, h, false)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -322,10 +461,17 @@ func setAt(s storer.EncodedObjectStorer, root plumbing.Hash, segs []string, mode
 	default:
 		entries = append(entries, object.TreeEntry{Name: segs[0], Mode: newMode, Hash: newHash})
 	}
+	var out plumbing.Hash
+	var err error
 	if len(entries) == 0 && isRoot {
-		return storeEmptyTree(s)
+		out, err = storeEmptyTree(s)
+	} else {
+		out, err = storeTree(s, entries)
 	}
-	return storeTree(s, entries)
+	if err == nil && !out.IsZero() {
+		b.newObjs = append(b.newObjs, out)
+	}
+	return out, err
 }
 
 // storeEmptyTree stores the empty tree (a root may be empty).

@@ -1,0 +1,452 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// Signature is a commit author.
+type Signature struct {
+	Name  string
+	Email string
+}
+
+// DefaultAuthor is used when ApplyRequest.Author is empty.
+var DefaultAuthor = Signature{Name: "Kalypso Terraform Provider", Email: "kalypso@noreply.invalid"}
+
+// ApplyRequest describes the desired content of a path on a branch.
+type ApplyRequest struct {
+	RepoURL string
+	Branch  string
+	// Path is the managed directory ("" or "." for the root). Every file below it that is
+	// not in Files is deleted, except dot-entries at its root, which are never touched.
+	Path string
+	// Files maps names relative to Path to content. Names may not start with a dot-entry.
+	Files map[string][]byte
+	// RootFiles are written at repository-root-relative paths (e.g. .github/tracking/Promoted_Commit_Id).
+	RootFiles map[string][]byte
+	// DeleteRootFiles are repository-root-relative paths removed when present.
+	DeleteRootFiles []string
+	Message         string
+	Author          Signature
+	// HeadBranch enables pull-request mode: the commit is built on Branch's head and
+	// force-pushed to HeadBranch (a branch the provider owns). Branch is never written.
+	HeadBranch string
+	// CreateFrom names the branch a missing Branch is created from (direct mode only);
+	// empty means the repository's default branch, or an orphan commit in an empty repository.
+	CreateFrom string
+}
+
+// Changes lists the files that differ between the base commit and the desired set, relative to Path.
+type Changes struct {
+	Added, Modified, Removed []string
+	// Root lists the RootFiles/DeleteRootFiles paths whose content changed.
+	Root []string
+}
+
+// Empty reports whether nothing changed.
+func (c Changes) Empty() bool {
+	return len(c.Added)+len(c.Modified)+len(c.Removed)+len(c.Root) == 0
+}
+
+// ApplyResult is the outcome of Apply.
+type ApplyResult struct {
+	// CommitSHA is the commit now holding the desired content: the new commit, the
+	// unchanged branch head, or in pull-request mode the head-branch commit
+	// (the base head when there is nothing to propose).
+	CommitSHA string
+	// BaseSHA is the Branch head the change was computed on ("" for an orphan).
+	BaseSHA string
+	// Changed is true when the desired tree differs from Branch's head.
+	Changed bool
+	// Pushed is true when a ref was updated.
+	Pushed        bool
+	BranchCreated bool
+	Attempts      int
+	Changes       Changes
+}
+
+// errRejected marks a ref update lost to a concurrent writer; Apply retries it.
+var errRejected = errors.New("the branch moved while pushing")
+
+// Apply makes the content of req.Path on req.Branch equal req.Files in one commit,
+// retrying on non-fast-forward rejections by rebuilding on the new head. No commit
+// is created when nothing changes.
+func (c *Client) Apply(ctx context.Context, req ApplyRequest) (ApplyResult, error) {
+	opErr := func(err error) error {
+		return &Error{Op: "write", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: err}
+	}
+	dir, err := CleanPath(req.Path)
+	if err != nil {
+		return ApplyResult{}, opErr(err)
+	}
+	if req.Branch == "" {
+		return ApplyResult{}, opErr(withClass(ErrInvalidInput, errors.New("branch is empty")))
+	}
+	if err := validateRequest(req); err != nil {
+		return ApplyResult{}, opErr(err)
+	}
+	s, err := c.open(req.RepoURL)
+	if err != nil {
+		return ApplyResult{}, opErr(err)
+	}
+	defer s.close()
+
+	var res ApplyResult
+	for attempt := 1; attempt <= c.maxRetries()+1; attempt++ {
+		res, err = s.applyOnce(ctx, req, dir, attempt)
+		res.Attempts = attempt
+		if errors.Is(err, errRejected) {
+			continue
+		}
+		if err != nil {
+			return res, opErr(err)
+		}
+		return res, nil
+	}
+	return res, opErr(withClass(ErrConflict, fmt.Errorf("the branch kept moving; gave up after %d attempts", c.maxRetries()+1)))
+}
+
+func validateRequest(req ApplyRequest) error {
+	for name := range req.Files {
+		if err := ValidateFileName(name); err != nil {
+			return err
+		}
+		if isDotEntry(strings.SplitN(name, "/", 2)[0]) {
+			return withClass(ErrInvalidInput, fmt.Errorf("file %q: dot-entries at the root of the path are never managed", name))
+		}
+	}
+	for name := range req.RootFiles {
+		if err := ValidateFileName(name); err != nil {
+			return err
+		}
+	}
+	for _, name := range req.DeleteRootFiles {
+		if err := ValidateFileName(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, attempt int) (ApplyResult, error) {
+	st := s.repo.Storer
+	var res ApplyResult
+	base, created, err := s.base(ctx, req)
+	if err != nil {
+		return res, err
+	}
+	res.BranchCreated = created
+	baseTree := plumbing.ZeroHash
+	if !base.IsZero() {
+		res.BaseSHA = base.String()
+		bc, err := object.GetCommit(st, base)
+		if err != nil {
+			return res, err
+		}
+		baseTree = bc.TreeHash
+	}
+	b := &builder{st: st}
+	newTree, err := buildTree(b, baseTree, dir, req)
+	if err != nil {
+		return res, err
+	}
+	res.Changes = b.changes
+	res.Changed = newTree != baseTree
+	pr := req.HeadBranch != ""
+
+	if !res.Changed && !base.IsZero() {
+		res.CommitSHA = base.String()
+		if created && !pr {
+			// The branch is created at the base commit; no new commit is needed.
+			if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil); err != nil {
+				return res, err
+			}
+			res.Pushed = true
+		}
+		return res, nil
+	}
+
+	target, old, force := req.Branch, base, false
+	if created {
+		old = plumbing.ZeroHash
+	}
+	if pr {
+		target, force = req.HeadBranch, true
+		// Reuse the open proposal when it already holds exactly this tree on this base.
+		if cur, err := s.head(ctx, req.HeadBranch); err == nil {
+			if hc, err := object.GetCommit(st, cur); err == nil && hc.TreeHash == newTree &&
+				len(hc.ParentHashes) == 1 && hc.ParentHashes[0] == base {
+				res.CommitSHA = cur.String()
+				return res, nil
+			}
+			old = cur
+		} else if errors.Is(err, ErrBranchNotFound) {
+			old = plumbing.ZeroHash
+		} else {
+			return res, err
+		}
+	}
+
+	commit, err := storeCommit(st, newTree, base, req)
+	if err != nil {
+		return res, err
+	}
+	b.newObjs = append(b.newObjs, commit)
+	if s.c.hookBeforeUpdate != nil {
+		s.c.hookBeforeUpdate(attempt)
+	}
+	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs); err != nil {
+		return res, err
+	}
+	res.CommitSHA = commit.String()
+	res.Pushed = true
+	return res, nil
+}
+
+// base returns the commit the change is built on, and whether Branch is created by this apply.
+func (s *session) base(ctx context.Context, req ApplyRequest) (plumbing.Hash, bool, error) {
+	h, err := s.head(ctx, req.Branch)
+	if err == nil {
+		return h, false, nil
+	}
+	if !errors.Is(err, ErrBranchNotFound) || req.HeadBranch != "" {
+		return plumbing.ZeroHash, false, err
+	}
+	from := req.CreateFrom
+	if from == "" {
+		if from, err = s.defaultBranch(ctx); err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+	}
+	if from == "" || from == req.Branch {
+		return plumbing.ZeroHash, true, nil // orphan
+	}
+	h, err = s.head(ctx, from)
+	if err != nil {
+		if errors.Is(err, ErrBranchNotFound) && req.CreateFrom == "" {
+			return plumbing.ZeroHash, true, nil
+		}
+		return plumbing.ZeroHash, false, fmt.Errorf("creating the branch from %q: %w", from, err)
+	}
+	return h, true, nil
+}
+
+// buildTree returns the root tree of base with dir replaced by the desired files
+// (keeping dot-entries at dir's root) and the root files applied. Only the parts
+// whose hashes differ from base are read or stored.
+func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest) (plumbing.Hash, error) {
+	st := b.st
+	oldSub, found, err := subtree(st, baseTree, dir)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if !found {
+		oldSub = plumbing.ZeroHash
+	}
+	node := newDirNode()
+	if !oldSub.IsZero() {
+		t, err := object.GetTree(st, oldSub)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		for _, e := range t.Entries {
+			if isDotEntry(e.Name) {
+				node.leaves[e.Name] = leaf{entryInfo: entryInfo{Mode: e.Mode, Hash: e.Hash}}
+			}
+		}
+	}
+	for name, content := range req.Files {
+		if content == nil {
+			content = []byte{}
+		}
+		h := plumbing.ComputeHash(plumbing.BlobObject, content)
+		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: h}, content: content}); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	newSub := plumbing.ZeroHash
+	if node.empty() {
+		if err := b.removedTree(oldSub, ""); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	} else {
+		if _, err := node.encode(st.NewEncodedObject); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if err := b.persist(node, oldSub, ""); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		newSub = node.hash
+	}
+	sort.Strings(b.changes.Added)
+	sort.Strings(b.changes.Modified)
+	sort.Strings(b.changes.Removed)
+
+	var root plumbing.Hash
+	switch {
+	case dir != "":
+		if root, err = b.setAt(baseTree, strings.Split(dir, "/"), filemode.Dir, newSub, true); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	case newSub.IsZero():
+		if root, err = storeEmptyTree(st); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		b.newObjs = append(b.newObjs, root)
+	default:
+		root = newSub
+	}
+
+	rootNames := make([]string, 0, len(req.RootFiles))
+	for name := range req.RootFiles {
+		rootNames = append(rootNames, name)
+	}
+	sort.Strings(rootNames)
+	for _, name := range rootNames {
+		h, err := storeBlob(st, req.RootFiles[name])
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		b.newObjs = append(b.newObjs, h)
+		before := root
+		if root, err = b.setAt(root, strings.Split(name, "/"), filemode.Regular, h, true); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if root != before {
+			b.changes.Root = append(b.changes.Root, name)
+		}
+	}
+	for _, name := range req.DeleteRootFiles {
+		before := root
+		if root, err = b.setAt(root, strings.Split(name, "/"), filemode.Regular, plumbing.ZeroHash, true); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if root != before {
+			b.changes.Root = append(b.changes.Root, name)
+		}
+	}
+	return root, nil
+}
+
+func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req ApplyRequest) (plumbing.Hash, error) {
+	author := req.Author
+	if author.Name == "" {
+		author.Name = DefaultAuthor.Name
+	}
+	if author.Email == "" {
+		author.Email = DefaultAuthor.Email
+	}
+	sig := object.Signature{Name: author.Name, Email: author.Email, When: time.Now()}
+	msg := req.Message
+	if msg == "" {
+		msg = "Update " + displayPath(req.Path)
+	}
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
+	if !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
+	}
+	obj := st.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return st.SetEncodedObject(obj)
+}
+
+// updateRef moves refs/heads/<branch> from old (zero: must not exist) to new, or
+// pushes it with exactly objs (the objects new relative to old's tree). force
+// replaces whatever the branch holds (pull-request head branches only).
+func (s *session) updateRef(ctx context.Context, branch string, old, new plumbing.Hash, force bool, objs []plumbing.Hash) error {
+	name := plumbing.NewBranchReferenceName(branch)
+	if s.e.local {
+		return s.casLocalRef(name, old, new, force)
+	}
+	if err := s.push(ctx, name, old, new, force, objs); err != nil {
+		return err
+	}
+	return s.repo.Storer.SetReference(plumbing.NewHashReference(trackingRef(branch), new))
+}
+
+func isRejection(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "stale info", "failed to lock", "cannot lock ref", "already exists", "reference has changed"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// casLocalRef updates a ref of a local repository with git's own lock-file protocol
+// (refs/heads/<b>.lock, O_EXCL, then rename), so that it serialises with git CLI writers.
+func (s *session) casLocalRef(name plumbing.ReferenceName, old, new plumbing.Hash, force bool) error {
+	refPath := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
+	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
+		return err
+	}
+	lock := refPath + ".lock"
+	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return fmt.Errorf("%w: %s is locked by another writer", errRejected, name)
+		}
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = os.Remove(lock)
+		}
+	}()
+	cur := plumbing.ZeroHash
+	if ref, err := s.repo.Storer.Reference(name); err == nil {
+		cur = ref.Hash()
+	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		f.Close()
+		return err
+	}
+	if !force && cur != old {
+		f.Close()
+		return fmt.Errorf("%w: %s is at %s, expected %s", errRejected, name, short(cur), short(old))
+	}
+	if _, err := f.WriteString(new.String() + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(lock, refPath); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+func short(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "(none)"
+	}
+	return h.String()[:12]
+}

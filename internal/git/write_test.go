@@ -1,0 +1,271 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+// target is one way of reaching a bare repository: in place, or over smart HTTP.
+type target struct {
+	name   string
+	client *gitrepo.Client
+	url    func(repo string) string
+}
+
+func targets(t *testing.T, root string) []target {
+	const token = "tok-123"
+	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
+	return []target{
+		{"file", &gitrepo.Client{CacheDir: t.TempDir()}, func(repo string) string { return "file://" + root + "/" + repo }},
+		{"smart-http", &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}}, srv.RepoURL},
+	}
+}
+
+func bytesMap(m map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+func TestApply_FirstUpdateNoopDelete(t *testing.T) {
+	root := t.TempDir()
+	for _, tg := range targets(t, root) {
+		t.Run(tg.name, func(t *testing.T) {
+			name := tg.name + ".git"
+			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{
+				"README.md":              "outside",
+				"other/app.yaml":         "outside too",
+				"gitops/.sops.yaml":      "dot entry at root of path",
+				"gitops/.flux/x.yaml":    "dot dir at root of path",
+				"gitops/stale/file.yaml": "to be removed",
+			})
+			ctx := context.Background()
+			req := gitrepo.ApplyRequest{
+				RepoURL: tg.url(name), Branch: "main", Path: "gitops", Message: "kalypso: render",
+				Author: gitrepo.Signature{Name: "Bot", Email: "bot@example.com"},
+				Files:  bytesMap(map[string]string{"drone/README.md": "drone", "drone/t1/ns.yaml": "ns1", "large/README.md": "large"}),
+			}
+			res, err := tg.client.Apply(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Changed || !res.Pushed || res.CommitSHA != gitserver.Head(t, repo, "main") {
+				t.Fatalf("first apply: %+v", res)
+			}
+			if !reflect.DeepEqual(res.Changes.Removed, []string{"stale/file.yaml"}) || len(res.Changes.Added) != 3 {
+				t.Errorf("changes: %+v", res.Changes)
+			}
+			want := map[string]string{
+				"README.md": "outside", "other/app.yaml": "outside too",
+				"gitops/.sops.yaml": "dot entry at root of path", "gitops/.flux/x.yaml": "dot dir at root of path",
+				"gitops/drone/README.md": "drone", "gitops/drone/t1/ns.yaml": "ns1", "gitops/large/README.md": "large",
+			}
+			if got := gitserver.Files(t, repo, "main"); !reflect.DeepEqual(got, want) {
+				t.Fatalf("tree after first apply:\n got %v\nwant %v", got, want)
+			}
+			if n := gitserver.CommitCount(t, repo, "main"); n != 2 {
+				t.Fatalf("commit count %d, want 2", n)
+			}
+			msg := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae> %s", "main")
+			if msg != "Bot <bot@example.com> kalypso: render" {
+				t.Errorf("commit: %q", msg)
+			}
+
+			// Re-apply: no commit.
+			res, err = tg.client.Apply(ctx, req)
+			if err != nil || res.Changed || res.Pushed || !res.Changes.Empty() {
+				t.Fatalf("no-op apply: %+v %v", res, err)
+			}
+			if n := gitserver.CommitCount(t, repo, "main"); n != 2 {
+				t.Fatalf("no-op apply made a commit: %d", n)
+			}
+
+			// Change, add and remove, plus the promoted-commit tracking file.
+			req.Files = bytesMap(map[string]string{"drone/README.md": "drone v2", "drone/t2/ns.yaml": "ns2", "large/README.md": "large"})
+			req.RootFiles = map[string][]byte{".github/tracking/Promoted_Commit_Id": []byte("abc123")}
+			res, err = tg.client.Apply(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCh := gitrepo.Changes{Added: []string{"drone/t2/ns.yaml"}, Modified: []string{"drone/README.md"}, Removed: []string{"drone/t1/ns.yaml"}, Root: []string{".github/tracking/Promoted_Commit_Id"}}
+			if !reflect.DeepEqual(res.Changes, wantCh) {
+				t.Errorf("changes %+v, want %+v", res.Changes, wantCh)
+			}
+			got := gitserver.Files(t, repo, "main")
+			if got["gitops/drone/README.md"] != "drone v2" || got["gitops/drone/t2/ns.yaml"] != "ns2" || got[".github/tracking/Promoted_Commit_Id"] != "abc123" {
+				t.Errorf("update content: %v", got)
+			}
+			if _, ok := got["gitops/drone/t1/ns.yaml"]; ok {
+				t.Error("removed file still present")
+			}
+			if n := gitserver.CommitCount(t, repo, "main"); n != 3 || gitserver.ParentCount(t, repo, "main") != 1 {
+				t.Fatalf("commit count %d, want 3 (single-parent)", n)
+			}
+
+			// Drift read sees an out-of-band edit.
+			gitserver.Commit(t, repo, "main", "hand edit", map[string]string{"gitops/large/README.md": "edited", "gitops/extra.yaml": "x"}, nil)
+			_, drift, remote, err := tg.client.Diff(ctx, req.RepoURL, "main", "gitops", req.Files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(drift, gitrepo.Changes{Modified: []string{"large/README.md"}, Removed: []string{"extra.yaml"}}) || string(remote["large/README.md"]) != "edited" {
+				t.Errorf("drift %+v", drift)
+			}
+
+			// Delete everything managed: dot entries and outside files stay.
+			req.Files = nil
+			req.RootFiles = nil
+			req.DeleteRootFiles = []string{".github/tracking/Promoted_Commit_Id"}
+			if _, err := tg.client.Apply(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			want = map[string]string{"README.md": "outside", "other/app.yaml": "outside too", "gitops/.sops.yaml": "dot entry at root of path", "gitops/.flux/x.yaml": "dot dir at root of path"}
+			if got := gitserver.Files(t, repo, "main"); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after delete: %v", got)
+			}
+		})
+	}
+}
+
+func TestApply_EmptyRepoOrphanAndBranchFromDefault(t *testing.T) {
+	root := t.TempDir()
+	for _, tg := range targets(t, root) {
+		t.Run(tg.name, func(t *testing.T) {
+			ctx := context.Background()
+			empty := gitserver.NewBareRepo(t, root, tg.name+"-empty.git", "main")
+			res, err := tg.client.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tg.url(tg.name + "-empty.git"), Branch: "main", Files: bytesMap(map[string]string{"a/b.yaml": "b"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.BranchCreated || gitserver.CommitCount(t, empty, "main") != 1 || gitserver.ParentCount(t, empty, "main") != 0 {
+				t.Fatalf("orphan: %+v", res)
+			}
+
+			seeded := gitserver.NewSeededRepo(t, root, tg.name+"-seeded.git", "main", map[string]string{"keep.txt": "k"})
+			mainHead := gitserver.Head(t, seeded, "main")
+			res, err = tg.client.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tg.url(tg.name + "-seeded.git"), Branch: "dev", Path: "gitops", Files: bytesMap(map[string]string{"x.yaml": "x"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent := gitserver.Git(t, "", nil, "--git-dir", seeded, "rev-parse", "dev^")
+			if !res.BranchCreated || parent != mainHead || gitserver.Head(t, seeded, "main") != mainHead {
+				t.Fatalf("branch from default: %+v parent %s", res, parent)
+			}
+			if got := gitserver.Files(t, seeded, "dev"); !reflect.DeepEqual(got, map[string]string{"keep.txt": "k", "gitops/x.yaml": "x"}) {
+				t.Fatalf("dev: %v", got)
+			}
+		})
+	}
+}
+
+func TestApply_ConcurrentWriterIsRetriedAndKept(t *testing.T) {
+	root := t.TempDir()
+	for _, tg := range targets(t, root) {
+		t.Run(tg.name, func(t *testing.T) {
+			name := tg.name + ".git"
+			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{"apps/a.yaml": "a"})
+			c2 := &gitrepo.Client{CacheDir: tg.client.CacheDir, Auth: tg.client.Auth}
+			writes := 0
+			gitrepo.SetHookBeforeUpdate(c2, func(attempt int) {
+				if attempt == 1 {
+					writes++
+					gitserver.Commit(t, repo, "main", "someone else", map[string]string{"apps/b.yaml": "b"}, nil)
+				}
+			})
+			res, err := c2.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: bytesMap(map[string]string{"x.yaml": "x"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Attempts != 2 || writes != 1 {
+				t.Fatalf("attempts %d writes %d", res.Attempts, writes)
+			}
+			want := map[string]string{"apps/a.yaml": "a", "apps/b.yaml": "b", "gitops/x.yaml": "x"}
+			if got := gitserver.Files(t, repo, "main"); !reflect.DeepEqual(got, want) {
+				t.Fatalf("got %v", got)
+			}
+			if n := gitserver.CommitCount(t, repo, "main"); n != 3 {
+				t.Fatalf("commit count %d, want 3 (seed, other writer, ours)", n)
+			}
+
+			// A writer that never stops: bounded retries, ErrConflict, branch holds only the other writes.
+			gitrepo.SetHookBeforeUpdate(c2, func(attempt int) {
+				gitserver.Commit(t, repo, "main", "busy", map[string]string{fmt.Sprintf("apps/c%d.yaml", attempt): "c"}, nil)
+			})
+			_, err = c2.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: bytesMap(map[string]string{"y.yaml": "y"})})
+			if !errors.Is(err, gitrepo.ErrConflict) {
+				t.Fatalf("err %v, want ErrConflict", err)
+			}
+			if got := gitserver.Files(t, repo, "main"); got["gitops/x.yaml"] != "x" || got["gitops/y.yaml"] != "" {
+				t.Fatalf("a conflicting apply must not write: %v", got)
+			}
+		})
+	}
+}
+
+func TestApply_PullRequestModeHeadBranch(t *testing.T) {
+	root := t.TempDir()
+	for _, tg := range targets(t, root) {
+		t.Run(tg.name, func(t *testing.T) {
+			name := tg.name + ".git"
+			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{"gitops/a.yaml": "a"})
+			base := gitserver.Head(t, repo, "main")
+			ctx := context.Background()
+			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", HeadBranch: "kalypso/main", Path: "gitops", Files: bytesMap(map[string]string{"a.yaml": "a"})}
+			res, err := tg.client.Apply(ctx, req)
+			if err != nil || res.Changed || res.Pushed || gitserver.Head(t, repo, "kalypso/main") != "" {
+				t.Fatalf("no change must not create the head branch: %+v %v", res, err)
+			}
+			req.Files["b.yaml"] = []byte("b")
+			res, err = tg.client.Apply(ctx, req)
+			if err != nil || !res.Changed || !res.Pushed {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if gitserver.Head(t, repo, "main") != base || gitserver.Head(t, repo, "kalypso/main") != res.CommitSHA {
+				t.Fatal("PR mode must only write the head branch")
+			}
+			first := res.CommitSHA
+			res, err = tg.client.Apply(ctx, req)
+			if err != nil || res.Pushed || res.CommitSHA != first {
+				t.Fatalf("same proposal must be reused: %+v %v", res, err)
+			}
+			req.Files["c.yaml"] = []byte("c")
+			res, err = tg.client.Apply(ctx, req)
+			if err != nil || !res.Pushed || gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "kalypso/main^") != base {
+				t.Fatalf("updated proposal must be one commit on the base: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+func TestApply_InvalidInputWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{"a": "a"})
+	c := &gitrepo.Client{}
+	for name, files := range map[string]map[string]string{
+		"dot entry":          {".hidden": "x"},
+		"escape":             {"../x": "x"},
+		"absolute":           {"/etc/x": "x"},
+		"git dir":            {"a/.git/config": "x"},
+		"file and directory": {"a": "x", "a/b": "y"},
+		"empty segment":      {"a//b": "x"},
+	} {
+		_, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: repo, Branch: "main", Path: "p", Files: bytesMap(files)})
+		if !errors.Is(err, gitrepo.ErrInvalidInput) {
+			t.Errorf("%s: err %v, want ErrInvalidInput", name, err)
+		}
+	}
+	if n := gitserver.CommitCount(t, repo, "main"); n != 1 {
+		t.Fatalf("invalid input committed: %d", n)
+	}
+}
