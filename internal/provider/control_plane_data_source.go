@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/controlplane"
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 )
 
@@ -30,7 +31,8 @@ var (
 
 // ControlPlaneDataSource is kalypso_control_plane: it reads an upstream Kalypso control-plane repository as-is.
 type ControlPlaneDataSource struct {
-	data *ProviderData
+	// client is built once per configured provider, so that reads share its cache.
+	client *gitrepo.Client
 }
 
 // NewControlPlaneDataSource returns the data source.
@@ -184,7 +186,7 @@ func (d *ControlPlaneDataSource) Configure(_ context.Context, req datasource.Con
 			fmt.Sprintf("expected *provider.ProviderData, got %T; this is a bug in the provider, please report it", req.ProviderData))
 		return
 	}
-	d.data = data
+	d.client = controlPlaneGitClient(data)
 }
 
 func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -193,13 +195,13 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pd := d.data
-	if pd == nil {
-		pd = &ProviderData{}
+	client := d.client
+	if client == nil {
+		client = controlPlaneGitClient(&ProviderData{})
 	}
 	opts := controlplane.Options{
 		ResolveWorkloads: data.ResolveWorkloads.ValueBool(),
-		Client:           controlPlaneGitClient(pd),
+		Client:           client,
 		Ignore:           data.Ignore.ValueString(),
 	}
 
