@@ -1,0 +1,118 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package githubpr_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr/mockgithub"
+)
+
+// The GitHub API is a mock (mockgithub) because github.com is unreachable from the test machines.
+func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
+	srv := mockgithub.Start(t, "gh-token")
+	svc, err := githubpr.New(nil, srv.BaseURL(), "gh-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := githubpr.EnsureRequest{Owner: "org", Repo: "fleet", Base: "main", Head: "kalypso/main", Title: "t1", Body: "b1", Labels: []string{"kalypso"}}
+	pr, created, err := svc.Ensure(ctx, req)
+	if err != nil || !created || pr.Number != 1 || pr.State != githubpr.StateOpen || !reflect.DeepEqual(pr.Labels, []string{"kalypso"}) {
+		t.Fatalf("create: %+v created=%v err=%v", pr, created, err)
+	}
+	if !strings.HasSuffix(pr.URL, "/org/fleet/pull/1") {
+		t.Errorf("url %s", pr.URL)
+	}
+
+	// Update in place: same number, new title/body, promoted label added, no second PR.
+	req.Title, req.Body, req.Labels = "t2", "b2", []string{"kalypso", githubpr.LabelPromoted}
+	pr, created, err = svc.Ensure(ctx, req)
+	if err != nil || created || pr.Number != 1 {
+		t.Fatalf("update: %+v created=%v err=%v", pr, created, err)
+	}
+	prs := srv.PRs("org/fleet")
+	if len(prs) != 1 || prs[0].Title != "t2" || prs[0].Body != "b2" || !reflect.DeepEqual(prs[0].Labels, []string{"kalypso", "promoted"}) {
+		t.Fatalf("server state: %+v", prs)
+	}
+	if srv.CallCount("PATCH /api/v3/repos/org/fleet/pulls/1") != 1 || srv.CallCount("POST /api/v3/repos/org/fleet/pulls") != 1 {
+		t.Errorf("calls: %v", srv.Calls)
+	}
+
+	// Nothing changed: no PATCH, no label call.
+	before := len(srv.Calls)
+	if _, _, err := svc.Ensure(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Calls[before:]; len(got) != 1 || !strings.HasPrefix(got[0], "GET ") {
+		t.Errorf("unchanged ensure must only list: %v", got)
+	}
+
+	// Merged: Get reports it, and the next Ensure opens a new PR.
+	srv.SetState("org/fleet", 1, true)
+	got, err := svc.Get(ctx, "org", "fleet", 1)
+	if err != nil || got.State != githubpr.StateMerged {
+		t.Fatalf("get merged: %+v %v", got, err)
+	}
+	pr, created, err = svc.Ensure(ctx, req)
+	if err != nil || !created || pr.Number != 2 {
+		t.Fatalf("after merge: %+v %v %v", pr, created, err)
+	}
+	srv.SetState("org/fleet", 2, false)
+	if got, _ := svc.Get(ctx, "org", "fleet", 2); got.State != githubpr.StateClosed {
+		t.Fatalf("closed: %+v", got)
+	}
+	if _, err := svc.Get(ctx, "org", "fleet", 99); !errors.Is(err, githubpr.ErrNotFound) {
+		t.Errorf("missing PR: %v", err)
+	}
+}
+
+func TestEnsure_MockGitHubAPI_BadTokenFails(t *testing.T) {
+	srv := mockgithub.Start(t, "right")
+	svc, _ := githubpr.New(nil, srv.BaseURL(), "wrong")
+	_, _, err := svc.Ensure(context.Background(), githubpr.EnsureRequest{Owner: "o", Repo: "r", Base: "main", Head: "kalypso/main", Title: "t"})
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "wrong") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseRepo(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/org/fleet.git": "org/fleet",
+		"https://ghe.example/org/fleet":    "org/fleet",
+		"git@github.com:org/fleet.git":     "org/fleet",
+		"ssh://git@github.com/org/fleet":   "org/fleet",
+	} {
+		o, r, err := githubpr.ParseRepo(in)
+		if err != nil || o+"/"+r != want {
+			t.Errorf("ParseRepo(%q) = %s/%s, %v", in, o, r, err)
+		}
+	}
+	if _, _, err := githubpr.ParseRepo("https://github.com/"); err == nil {
+		t.Error("expected an error")
+	}
+}
+
+func TestDescribe_CountsPerClusterType(t *testing.T) {
+	title, body := githubpr.Describe(githubpr.Summary{
+		Base: "main", Path: "gitops",
+		Added:            []string{"drone/t1/ns.yaml", "drone/t1/reconciler.yaml", "large/README.md"},
+		Modified:         []string{"drone/README.md"},
+		Removed:          []string{"small/t9/ns.yaml"},
+		PromotedCommitID: "abc", PromotedChanged: true,
+	})
+	if title != "Kalypso: update main (3 cluster types, 5 files)" {
+		t.Errorf("title %q", title)
+	}
+	for _, want := range []string{"| drone | 2 | 1 | 0 |", "| large | 1 | 0 | 0 |", "| small | 0 | 0 | 1 |", "Promoted commit: `abc` (changed)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
+	}
+}
