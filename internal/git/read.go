@@ -69,3 +69,68 @@ func displayPath(p string) string {
 	}
 	return p
 }
+
+// Snapshot is the managed content of a path plus selected root-level files, read from one commit.
+type Snapshot struct {
+	CommitSHA string
+	// Files are the regular files below the path, dot-entries at its root excluded.
+	Files map[string][]byte
+	// RootFiles holds the requested repository-root-relative files that exist.
+	RootFiles map[string][]byte
+}
+
+// Snapshot reads the managed files below path and the given root-level files from branch's head
+// in one fetch. A missing path reads as no files.
+func (c *Client) Snapshot(ctx context.Context, repoURL, branch, path string, rootFiles []string) (*Snapshot, error) {
+	opErr := func(err error) error {
+		return &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(path), Err: err}
+	}
+	dir, err := CleanPath(path)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	s, err := c.open(repoURL)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	defer s.close()
+	h, err := s.head(ctx, branch)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	commit, err := object.GetCommit(s.repo.Storer, h)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	files, _, err := readFilesAt(s.repo.Storer, commit.TreeHash, dir, true)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	if files == nil {
+		files = map[string][]byte{}
+	}
+	snap := &Snapshot{CommitSHA: h.String(), Files: files, RootFiles: map[string][]byte{}}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, opErr(err)
+	}
+	for _, name := range rootFiles {
+		f, err := tree.File(name)
+		if err != nil {
+			continue
+		}
+		content, err := f.Contents()
+		if err != nil {
+			return nil, opErr(err)
+		}
+		snap.RootFiles[name] = []byte(content)
+	}
+	return snap, nil
+}
+
+// ValidateURL checks a repository URL without contacting it: scheme, syntax and
+// absence of embedded credentials.
+func ValidateURL(repoURL string) error {
+	_, err := (&Client{}).resolve(repoURL)
+	return err
+}

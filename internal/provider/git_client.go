@@ -1,0 +1,80 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+)
+
+// GitClientOption adjusts the Git client for one resource (never its cache).
+type GitClientOption func(*gitrepo.Client)
+
+// WithSSHHostKeyFingerprint pins the ssh host key by its SHA256 fingerprint instead of known_hosts.
+func WithSSHHostKeyFingerprint(fp string) GitClientOption {
+	return func(c *gitrepo.Client) {
+		if fp != "" {
+			c.Auth.SSHHostKeyFingerprint = fp
+		}
+	}
+}
+
+// WithGitTimeout bounds each network operation.
+func WithGitTimeout(d time.Duration) GitClientOption {
+	return func(c *gitrepo.Client) { c.Timeout = d }
+}
+
+// gitClients holds one client per configured provider instance, so that every
+// resource and data source of that instance shares one cache directory.
+var gitClients sync.Map // *ProviderData -> *gitrepo.Client
+
+// GitClient returns the provider instance's Git client (shared cache, rewrites,
+// credentials). With options it returns a client that shares the same cache directory.
+// A nil ProviderData (provider not configured) yields a client without credentials.
+func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
+	if d == nil {
+		d = &ProviderData{}
+	}
+	v, ok := gitClients.Load(d)
+	if !ok {
+		cacheDir := d.CacheDir
+		if cacheDir == "" {
+			// One temporary cache per provider process and configuration.
+			if dir, err := os.MkdirTemp("", "kalypso-git-cache-"); err == nil {
+				cacheDir = dir
+			}
+		}
+		v, _ = gitClients.LoadOrStore(d, &gitrepo.Client{
+			CacheDir: cacheDir,
+			Rewrites: d.GitURLRewrites,
+			Auth: gitrepo.Auth{
+				Token:          d.GitToken,
+				SSHPrivateKey:  d.SSHPrivateKey,
+				SSHKnownHosts:  d.SSHKnownHosts,
+				CACertificates: d.CACertificates,
+			},
+		})
+	}
+	base := v.(*gitrepo.Client)
+	if len(opts) == 0 {
+		return base
+	}
+	c := &gitrepo.Client{CacheDir: base.CacheDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// GitHubClient returns a pull-request service for the provider's GitHub base URL and token.
+func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
+	if d == nil {
+		d = &ProviderData{}
+	}
+	return githubpr.New(nil, d.GitHubBaseURL, d.GitToken)
+}
