@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -93,7 +94,8 @@ func DecodeDocument(doc Document) (*Entry, Diagnostics) {
 			Name *string `json:"name"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal(js, &header); err != nil {
+	// Field names are case-sensitive, as in Kubernetes: `Metadata` or `apiversion` are unknown fields, not aliases.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &header); err != nil {
 		return fail("", "", "", "Document is not a Kubernetes object", "expected a mapping with apiVersion, kind and metadata: "+err.Error())
 	}
 	kind := deref(header.Kind)
@@ -117,7 +119,12 @@ func DecodeDocument(doc Document) (*Entry, Diagnostics) {
 	if name == "" {
 		return fail(kind, "", "metadata.name", "Missing required field", "every object needs metadata.name")
 	}
-	if err := json.Unmarshal(js, obj); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, obj); err != nil {
+		// The case-sensitive decoder's type error is not exported; encoding/json reports the same mismatch with its path.
+		probe, _ := newObject(kind)
+		if perr := json.Unmarshal(js, probe); perr != nil {
+			err = perr
+		}
 		field, detail := describeJSONError(js, err)
 		return fail(kind, name, field, "Invalid field value", detail)
 	}

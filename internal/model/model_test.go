@@ -412,3 +412,31 @@ func TestCompileSelector(t *testing.T) {
 		t.Errorf("IsKnownKind wrong")
 	}
 }
+
+func TestDecodeFieldNamesAreCaseSensitive(t *testing.T) {
+	// Found by FuzzSplitAndDecode: encoding/json matched `metAdAtA`, `nAme` and `ApiVersion` case-insensitively.
+	cases := []struct {
+		text, summary, field string
+	}{
+		{"ApiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: x\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Missing required field", "apiVersion"},
+		{av + "Kind: ClusterType\nmetadata:\n  name: x\n", "Missing required field", "kind"},
+		{av + "kind: ClusterType\nmetAdAtA:\n  name: x\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Missing required field", "metadata.name"},
+		{av + "kind: ClusterType\nmetadata:\n  Name: x\nspec:\n  reconciler: r\n  namespaceService: ns\n", "Missing required field", "metadata.name"},
+		{av + "kind: ClusterType\nmetadata:\n  name: x\nspec:\n  Reconciler: r\n  namespaceService: ns\n", "Missing required field", "spec.reconciler"},
+	}
+	for _, c := range cases {
+		_, diags := DecodeDocument(Document{Text: c.text})
+		errs := diags.Errors()
+		if len(errs) == 0 || errs[0].Summary != c.summary || errs[0].Field != c.field {
+			t.Errorf("%q: diagnostics %v, want %s at %s", c.text, diags, c.summary, c.field)
+		}
+	}
+	// Unknown fields are ignored (the CRDs prune them), so a wrongly cased selector is no selector.
+	e, diags := DecodeDocument(Document{Text: av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector:\n    labelSelector:\n      MatchLabels: {a: b}\n  clusterTypeSelector: {}\n"})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if sel := e.Object.(*SchedulingPolicy).Spec.DeploymentTargetSelector.LabelSelector; sel == nil || len(sel.MatchLabels) != 0 {
+		t.Errorf("selector = %+v, want an empty one", sel)
+	}
+}

@@ -1,0 +1,60 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package templating
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Functions whose cost grows with an argument (or that reach the network or the environment) are left out:
+// the fuzzer would spend its time allocating, not finding crashes.
+var expensive = regexp.MustCompile(`until|repeat|seq|range|env|getHostByName|gen[A-Z]|bcrypt|htpasswd|derivePassword|buildCustomCert|rand|mul|pow|\d{4,}`)
+
+// FuzzTemplateExecute executes an arbitrary manifest with an arbitrary config value, which may itself hold
+// template actions. Execution must end (the re-render depth is bounded), never panic, and drop only "".
+func FuzzTemplateExecute(f *testing.F) {
+	f.Add("{{ .Workload }}", "x")
+	f.Add("{{ .ConfigData.V }}", "{{ .ConfigData.V }}")
+	f.Add("{{ .ConfigData.V }}", "{{ .Environment }}-{{ .ConfigData.W }}")
+	f.Add("{{ toYaml .ConfigData }}", "a: 1")
+	f.Add("{{ stringify .ConfigData }}", "[1, 2]")
+	f.Add("{{ hash .ConfigData }}", "")
+	f.Add("{{ unquote .ConfigData.V }}", "' x '")
+	f.Add(`{{ fail "boom" }}`, "")
+	f.Add("{{ .ConfigData.V }}", "{{ unclosed")
+	f.Add(`{{ "{{" }}{{ "}}" }}`, "")
+	f.Add("{{ .Labels.missing }}", "")
+	f.Add("{{ div 1 0 }}", "")
+	f.Add("{{ index .ConfigData.V 5 }}", "[1]")
+	f.Fuzz(func(t *testing.T, text, value string) {
+		if len(text) > 512 || len(value) > 512 || expensive.MatchString(text) || expensive.MatchString(value) {
+			t.Skip()
+		}
+		d := &Data{
+			DeploymentTargetName: "app-t", Namespace: "dev-ct-app-t", Environment: "dev", Workspace: "ws", Workload: "app",
+			Labels: map[string]string{"workload": "app"}, Manifests: map[string]string{"repo": "r"}, ClusterType: "ct",
+			ConfigData: map[string]interface{}{"V": value, "W": "w", "M": map[interface{}]interface{}{"k": []interface{}{1, "y"}}},
+		}
+		e := NewEngine()
+		out, err := e.Execute(text, d)
+		if err == nil && strings.Contains(out, "{{") {
+			t.Fatalf("output %q still holds template actions", out)
+		}
+		all, errAll := e.ExecuteAll([]string{text, text}, d)
+		if (err == nil) != (errAll == nil) {
+			t.Fatalf("Execute and ExecuteAll disagree: %v / %v", err, errAll)
+		}
+		if errAll == nil {
+			want := 2
+			if out == "" {
+				want = 0
+			}
+			if len(all) != want {
+				t.Fatalf("ExecuteAll kept %d results for %q, want %d", len(all), out, want)
+			}
+		}
+	})
+}
