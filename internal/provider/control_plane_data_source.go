@@ -31,7 +31,7 @@ var (
 
 // ControlPlaneDataSource is kalypso_control_plane: it reads an upstream Kalypso control-plane repository as-is.
 type ControlPlaneDataSource struct {
-	// client is built once per configured provider, so that reads share its cache.
+	// client is the provider instance's shared Git client (cache, git_url_rewrites, credentials).
 	client *gitrepo.Client
 }
 
@@ -186,7 +186,7 @@ func (d *ControlPlaneDataSource) Configure(_ context.Context, req datasource.Con
 			fmt.Sprintf("expected *provider.ProviderData, got %T; this is a bug in the provider, please report it", req.ProviderData))
 		return
 	}
-	d.client = controlPlaneGitClient(data)
+	d.client = data.GitClient()
 }
 
 func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -197,7 +197,7 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	client := d.client
 	if client == nil {
-		client = controlPlaneGitClient(&ProviderData{})
+		client = (*ProviderData)(nil).GitClient()
 	}
 	opts := controlplane.Options{
 		ResolveWorkloads: data.ResolveWorkloads.ValueBool(),
