@@ -53,3 +53,95 @@ func TestAccSchedulingPolicyResource_addPolicyShowsNewFilesInPlan(t *testing.T) 
 		},
 	})
 }
+
+func TestAccSchedulingPolicyResource_manifestAndImport(t *testing.T) {
+	address := "kalypso_scheduling_policy.p"
+	want := `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: SchedulingPolicy
+metadata:
+  name: edge-policy
+spec:
+  clusterTypeSelector:
+    labelSelector:
+      matchExpressions:
+      - key: size
+        operator: In
+        values:
+        - large
+        - medium
+      - key: restricted
+        operator: DoesNotExist
+  deploymentTargetSelector:
+    labelSelector:
+      matchLabels:
+        edge: "true"
+    workspace: kaizen-app-team
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `
+resource "kalypso_scheduling_policy" "p" {
+  name = "edge-policy"
+  deployment_target_selector = {
+    workspace    = "kaizen-app-team"
+    match_labels = { edge = "true" }
+  }
+  cluster_type_selector = {
+    match_expressions = [
+      { key = "size", operator = "In", values = ["large", "medium"] },
+      { key = "restricted", operator = "DoesNotExist" },
+    ]
+  }
+}
+`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectKnownValue(address, tfjsonpath.New("manifest"), knownvalue.StringExact(want))},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				ResourceName: address, ImportState: true, ImportStateId: "edge-policy",
+				ImportStateVerify: true, ImportStateVerifyIdentifierAttribute: "name",
+				ImportStateVerifyIgnore: []string{"deployment_target_selector", "cluster_type_selector", "manifest"},
+			},
+		},
+	})
+}
+
+func TestAccSchedulingPolicyResource_validation(t *testing.T) {
+	policy := func(expr string) string {
+		return `
+resource "kalypso_scheduling_policy" "p" {
+  name = "p"
+  cluster_type_selector = {
+    match_expressions = [` + expr + `]
+  }
+}
+`
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			expectPlanError(policy(`{ key = "size", operator = "In" }`), "Selector operator needs values", `resource "kalypso_scheduling_policy" "p"`, `key "size" uses operator In, which needs at least one value`),
+			expectPlanError(policy(`{ key = "size", operator = "NotIn", values = [] }`), "Selector operator needs values", `operator NotIn`),
+			expectPlanError(policy(`{ key = "size", operator = "Exists", values = ["large"] }`), "Selector operator takes no values", `operator Exists, which must not have values`),
+			expectPlanError(policy(`{ key = "size", operator = "DoesNotExist", values = ["large"] }`), "Selector operator takes no values", `operator DoesNotExist`),
+			expectPlanError(policy(`{ key = "size", operator = "Equals", values = ["large"] }`), "Invalid Attribute Value Match", `Attribute cluster_type_selector.match_expressions[0].operator value must be one of: ["In" "NotIn" "Exists" "DoesNotExist"]`),
+			expectPlanError(policy(`{ key = "not a key", operator = "Exists" }`), "Invalid label key", `label key "not a key"`),
+			expectPlanError(policy(`{ key = "size", operator = "In", values = ["not a value"] }`), "Invalid label value", `label value "not a value"`),
+			expectPlanError(`
+resource "kalypso_scheduling_policy" "p" {
+  name = "p"
+  deployment_target_selector = { match_labels = { "edge" = "not valid!" } }
+}
+`, "Invalid label value", `value "not valid!" of label "edge"`),
+			expectPlanError(`
+resource "kalypso_scheduling_policy" "p" {
+  name = "P"
+}
+`, "Invalid Kubernetes name", `name = "P"`),
+		},
+	})
+}

@@ -220,3 +220,61 @@ func TestParseRegistrationImportID(t *testing.T) {
 		t.Error("an import ID without ?ref= must fail")
 	}
 }
+
+// Plan-time diagnostics of a registration: exactly one of source and workload, a missing branch, path
+// or Workload file, and an unparsable Workload, each naming the repository, branch and path.
+func TestAccWorkloadRegistrationResource_validation(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "app-src.git", "main", map[string]string{
+		"workload/workload.yaml": "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: app\nspec:\n  deploymentTargets:\n    - name: dev\n      environment: dev\n      manifests: {repo: r, branch: b, path: p}\n",
+		"docs/README.md":         "no workload here",
+		"broken/workload.yaml":   "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: app\nspec:\n  deploymentTargets: \"not a list\"\n",
+	})
+	url := "file://" + repo
+	source := func(branch, p string) string {
+		return fmt.Sprintf(`
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "team-a"
+  source    = { repo = %q, branch = %q, path = %q }
+}
+`, url, branch, p)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			expectPlanError(`
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "team-a"
+}
+`, "Missing Attribute Configuration", `Exactly one of these attributes must be configured: [source,workload]`),
+			expectPlanError(`
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "team-a"
+  source    = { repo = "file:///nowhere", branch = "main", path = "." }
+  workload  = { deployment_targets = [{ name = "a", environment = "dev", manifests = { repo = "r", branch = "b", path = "p" } }] }
+}
+`, "Invalid Attribute Combination", `source = { repo = "file:///nowhere"`, `Exactly one of these attributes must be configured: [source,workload]`),
+			expectPlanError(source("nope", "workload"), "Workload source branch not found", `kalypso_workload_registration "app": repository "`+url+`", branch "nope", path "workload"`, `Check source.branch`),
+			expectPlanError(source("main", "missing"), "Workload source path not found", `kalypso_workload_registration "app": repository "`+url+`", branch "main", path "missing"`, `Check source.path`),
+			expectPlanError(source("main", "docs"), "No Workload in the workload source", `repository "`+url+`", branch "main", path "docs"`),
+			expectPlanError(source("main", "broken"), "Invalid Workload in the workload source", `repository "`+url+`", branch "main", path "broken"`, `spec.deploymentTargets`),
+			expectPlanError(`
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "not a workspace"
+  workload  = { deployment_targets = [{ name = "Bad_Target", environment = "dev", labels = { "a b" = "c" }, manifests = { repo = "r", branch = "b", path = "p" } }] }
+}
+`, "Invalid label value", `workspace = "not a workspace"`),
+			expectPlanError(`
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "team-a"
+  workload  = { deployment_targets = [{ name = "Bad_Target", environment = "dev", manifests = { repo = "r", branch = "b", path = "p" } }] }
+}
+`, "Invalid Kubernetes name", `"Bad_Target" is not a valid name`),
+		},
+	})
+}
