@@ -240,30 +240,20 @@ func (r *WorkloadRegistrationResource) Configure(_ context.Context, req resource
 	r.data = data
 }
 
-// gitClient builds the client for a source read: the provider's settings, with the resource's
-// write-only credentials when they are set.
+// gitClient returns the provider's shared Git client (cache, rewrites, credentials), with the
+// resource's write-only credentials in place of the provider's when they are set.
 func (r *WorkloadRegistrationResource) gitClient(token, sshKey string) *gitrepo.Client {
-	pd := r.data
-	if pd == nil {
-		pd = &ProviderData{}
+	if token == "" && sshKey == "" {
+		return r.data.GitClient()
 	}
-	c := &gitrepo.Client{
-		CacheDir: pd.CacheDir,
-		Rewrites: pd.GitURLRewrites,
-		Auth: gitrepo.Auth{
-			Token:          pd.GitToken,
-			SSHPrivateKey:  pd.SSHPrivateKey,
-			SSHKnownHosts:  pd.SSHKnownHosts,
-			CACertificates: pd.CACertificates,
-		},
-	}
-	if token != "" {
-		c.Auth.Token = token
-	}
-	if sshKey != "" {
-		c.Auth.SSHPrivateKey = sshKey
-	}
-	return c
+	return r.data.GitClient(func(c *gitrepo.Client) {
+		if token != "" {
+			c.Auth.Token = token
+		}
+		if sshKey != "" {
+			c.Auth.SSHPrivateKey = sshKey
+		}
+	})
 }
 
 // registrationDerived are the computed attributes of a registration.

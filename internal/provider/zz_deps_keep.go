@@ -4,6 +4,7 @@ package provider
 import (
 	_ "github.com/Masterminds/sprig/v3"
 	_ "github.com/go-git/go-git/v5"
+	_ "github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	_ "github.com/google/go-github/v60/github"
 	_ "github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	_ "github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -13,5 +14,4 @@ import (
 	_ "gopkg.in/yaml.v3"
 	_ "k8s.io/apimachinery/pkg/labels"
 	_ "sigs.k8s.io/yaml"
-	_ "github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
