@@ -49,6 +49,8 @@ type ApplyRequest struct {
 	// CreateFrom names the branch a missing Branch is created from (direct mode only);
 	// empty means the repository's default branch, or an orphan commit in an empty repository.
 	CreateFrom string
+	// NoCreate makes a missing Branch an ErrBranchNotFound error instead of creating it.
+	NoCreate bool
 }
 
 // Changes lists the files that differ between the base commit and the desired set, relative to Path.
@@ -224,7 +226,7 @@ func (s *session) base(ctx context.Context, req ApplyRequest) (plumbing.Hash, bo
 	if err == nil {
 		return h, false, nil
 	}
-	if !errors.Is(err, ErrBranchNotFound) || req.HeadBranch != "" {
+	if !errors.Is(err, ErrBranchNotFound) || req.HeadBranch != "" || req.NoCreate {
 		return plumbing.ZeroHash, false, err
 	}
 	from := req.CreateFrom

@@ -166,6 +166,7 @@ func (p *KalypsoProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewTemplateResource,
 		NewPlatformConfigResource,
 		NewConfigSchemaResource,
+		NewGitopsCommitResource,
 	}
 }
 

@@ -1,0 +1,581 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr/mockgithub"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+const gitopsAddr = "kalypso_gitops_commit.test"
+
+// gitopsStateCheckFunc adapts a function to statecheck.StateCheck; req.State is `terraform show -json`.
+type gitopsStateCheckFunc func(ctx context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse)
+
+func (f gitopsStateCheckFunc) CheckState(ctx context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	f(ctx, req, resp)
+}
+
+// gitopsRepoCheck asserts on the bare repository after a step.
+func gitopsRepoCheck(f func() error) statecheck.StateCheck {
+	return gitopsStateCheckFunc(func(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+		if err := f(); err != nil {
+			resp.Error = err
+		}
+	})
+}
+
+func gitopsHCL(s string) string {
+	if strings.Contains(s, "${") || strings.Contains(s, "%{") {
+		panic("test content must not contain template sequences")
+	}
+	return strconv.Quote(s)
+}
+
+type gitopsCfg struct {
+	Provider string // provider block body
+	URL      string
+	Branch   string
+	Path     string
+	Files    map[string]string
+	Extra    string // extra resource attributes
+}
+
+func (c gitopsCfg) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider \"kalypso\" {\n%s\n}\n\n", c.Provider)
+	fmt.Fprintf(&b, "resource \"kalypso_gitops_commit\" \"test\" {\n  repository_url = %s\n  branch = %s\n", gitopsHCL(c.URL), gitopsHCL(c.Branch))
+	if c.Path != "" {
+		fmt.Fprintf(&b, "  path = %s\n", gitopsHCL(c.Path))
+	}
+	b.WriteString("  files = {\n")
+	names := make([]string, 0, len(c.Files))
+	for n := range c.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "    %s = %s\n", gitopsHCL(n), gitopsHCL(c.Files[n]))
+	}
+	b.WriteString("  }\n")
+	b.WriteString(c.Extra)
+	b.WriteString("\n}\n")
+	return b.String()
+}
+
+func gitopsFilesCheck(files map[string]string) knownvalue.Check {
+	m := make(map[string]knownvalue.Check, len(files))
+	for k, v := range files {
+		m[k] = knownvalue.StringExact(v)
+	}
+	return knownvalue.MapExact(m)
+}
+
+// gitopsExpectRepo compares the whole branch tree with want, and the commit count.
+func gitopsExpectRepo(t *testing.T, repo, branch string, want map[string]string, commits int) statecheck.StateCheck {
+	return gitopsRepoCheck(func() error {
+		got := gitserver.Files(t, repo, branch)
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("branch %s tree:\n got %v\nwant %v", branch, got, want)
+		}
+		if n := gitserver.CommitCount(t, repo, branch); commits >= 0 && n != commits {
+			return fmt.Errorf("branch %s has %d commits, want %d", branch, n, commits)
+		}
+		return nil
+	})
+}
+
+// gitopsExpectHead asserts the state's commit_sha equals the branch head.
+func gitopsExpectHead(t *testing.T, repo, branch string) statecheck.StateCheck {
+	return gitopsStateCheckFunc(func(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+		for _, r := range req.State.Values.RootModule.Resources {
+			if r.Address == gitopsAddr {
+				if got, head := r.AttributeValues["commit_sha"], gitserver.Head(t, repo, branch); got != head {
+					resp.Error = fmt.Errorf("commit_sha %v, branch head %s", got, head)
+				}
+				return
+			}
+		}
+		resp.Error = fmt.Errorf("%s not in state", gitopsAddr)
+	})
+}
+
+func gitopsMerged(maps ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func gitopsPrefixed(prefix string, m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		out[prefix+k] = v
+	}
+	return out
+}
+
+// outside is content the resource must never touch: files outside path and dot-entries at the root of path.
+var gitopsOutside = map[string]string{
+	"README.md":                    "# fleet\n",
+	"apps/team-a/deploy.yaml":      "kind: Deployment\n",
+	".github/workflows/ci.yaml":    "on: push\n",
+	"clusters/.sops.yaml":          "creation_rules: []\n",
+	"clusters/.flux/settings.yaml": "interval: 1m\n",
+}
+
+// TestAccGitopsCommit_LocalBareLifecycle covers first push, update (change/add/remove), re-apply with
+// no commit, drift by another clone repaired, promoted commit, import, and destroy, on a local bare repository.
+func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, map[string]string{"clusters/old/README.md": "stale"}))
+	v1 := map[string]string{"drone/README.md": "drone", "drone/dev/namespace.yaml": "kind: Namespace\n", "large/README.md": "large"}
+	v2 := map[string]string{"drone/README.md": "drone v2", "drone/qa/namespace.yaml": "kind: Namespace\n", "large/README.md": "large"}
+	cfg := func(files map[string]string, extra string) string {
+		return gitopsCfg{Provider: `author = { name = "Kalypso CI", email = "ci@example.com" }`, URL: "file://" + repo, Branch: "main", Path: "clusters", Files: files, Extra: extra}.String()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			// Destroy removed the managed files in one commit; everything else is byte-identical.
+			got := gitserver.Files(t, repo, "main")
+			if !reflect.DeepEqual(got, gitopsOutside) {
+				return fmt.Errorf("after destroy: %v", got)
+			}
+			if n := gitserver.CommitCount(t, repo, "main"); n != 8 {
+				return fmt.Errorf("after destroy: %d commits, want 8", n)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{ // first push: stale file under path removed, outside untouched
+				Config: cfg(v1, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionCreate), plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("id"), knownvalue.StringExact("file://"+repo+"//clusters?ref=main"))},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Null()),
+					gitopsExpectHead(t, repo, "main"),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+					gitopsRepoCheck(func() error {
+						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae>|%s", "main"); got != "Kalypso CI <ci@example.com>|"+defaultCommitMessage {
+							return fmt.Errorf("commit author/message: %q", got)
+						}
+						return nil
+					}),
+				},
+			},
+			{ // update: change, add, remove; the plan shows a per-file diff
+				Config: cfg(v2, `  commit_message = "kalypso: v2"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files").AtMapKey("drone/README.md"), knownvalue.StringExact("drone v2")),
+						plancheck.ExpectUnknownValue(gitopsAddr, tfjsonpath.New("commit_sha")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v2)),
+					gitopsExpectHead(t, repo, "main"),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
+				},
+			},
+			{ // re-apply: empty plan, no new commit
+				Config: cfg(v2, `  commit_message = "kalypso: v2"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3)},
+			},
+			{ // drift made by another clone: edited, added and removed files are restored
+				PreConfig: func() {
+					gitserver.Commit(t, repo, "main", "hand edit", map[string]string{
+						"clusters/drone/README.md": "edited by hand", "clusters/rogue/file.yaml": "x",
+					}, []string{"clusters/large/README.md"})
+				},
+				Config: cfg(v2, `  commit_message = "kalypso: v2"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v2)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 5),
+					gitopsExpectHead(t, repo, "main"),
+				},
+			},
+			{ // promoted commit: written at the repository root without newline
+				Config: cfg(v2, `  commit_message = "kalypso: v2"
+  promoted_commit_id = "0123456789abcdef"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact("0123456789abcdef")),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "0123456789abcdef"}), 6),
+				},
+			},
+			{ // removing promoted_commit_id removes the tracking file
+				Config:            cfg(v2, `  commit_message = "kalypso: v2"`),
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 7)},
+			},
+			{ // import by id
+				ResourceName:      gitopsAddr,
+				ImportState:       true,
+				ImportStateId:     "file://" + repo + "//clusters?ref=main",
+				ImportStateVerify: true,
+				// commit_message is configuration only: it is not recorded in the repository in a way import can recover.
+				ImportStateVerifyIgnore: []string{"commit_message"},
+			},
+		},
+	})
+}
+
+// TestAccGitopsCommit_SmartHTTPAuthAndSecrets runs against a real smart-HTTP server (git http-backend)
+// with basic auth: a wrong token fails clearly, the right one works, and the token never appears in
+// the state file, `terraform show -json`, or a TF_LOG=trace log.
+func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
+	const token = "ghp_SECRETtoken0123456789abcdef"
+	const wrong = "ghp_WRONGtoken0123456789abcdef"
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
+	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
+
+	work := t.TempDir()
+	logPath := filepath.Join(work, "tf-trace.log")
+	t.Setenv("TF_ACC_TEMP_DIR", work)
+	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("GIT_TOKEN", wrong)
+
+	files := map[string]string{"drone/README.md": "drone"}
+	cfg := gitopsCfg{Provider: fmt.Sprintf("cache_dir = %s", gitopsHCL(filepath.Join(work, "cache"))), URL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: files}.String()
+	noSecret := gitopsStateCheckFunc(func(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+		b, err := json.Marshal(req.State)
+		if err != nil {
+			resp.Error = err
+			return
+		}
+		if strings.Contains(string(b), token) || strings.Contains(string(b), wrong) {
+			resp.Error = fmt.Errorf("terraform show -json contains the token")
+		}
+		if !strings.Contains(string(b), "drone/README.md") {
+			resp.Error = fmt.Errorf("show -json does not hold the resource: %s", b)
+		}
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)authentication.*git_token`),
+			},
+			{
+				PreConfig: func() { os.Setenv("GIT_TOKEN", token) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					noSecret,
+					gitopsExpectHead(t, repo, "main"),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", files)), 2),
+				},
+			},
+			{ // auth revoked: refresh is an error and never drops the resource
+				PreConfig:   func() { srv.SetToken("rotated") },
+				Config:      cfg,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Cannot read the Git repository`),
+			},
+			{ // restored: the resource is still in state, nothing to do
+				PreConfig: func() { srv.SetToken(token) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{noSecret, gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", files)), 2)},
+			},
+			{ // the branch provably no longer exists: removed from state, the plan recreates it
+				PreConfig: func() {
+					gitserver.Git(t, "", nil, "--git-dir", repo, "update-ref", "-d", "refs/heads/main")
+				},
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+
+	// Grep every file Terraform wrote (state files, backups, plans, logs) for the secrets.
+	var scanned, states int
+	var logSeen bool
+	err := filepath.Walk(work, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		if strings.Contains(p, string(filepath.Separator)+"cache"+string(filepath.Separator)) || strings.Contains(p, "plugins") || strings.HasSuffix(p, "terraform") {
+			return nil // the Git cache and the terraform binary itself
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		scanned++
+		if strings.HasSuffix(p, ".tfstate") {
+			states++
+		}
+		if p == logPath && strings.Contains(string(b), "kalypso_gitops_commit") {
+			logSeen = true
+		}
+		if strings.Contains(string(b), token) || strings.Contains(string(b), wrong) {
+			t.Errorf("secret found in %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if states == 0 || !logSeen {
+		t.Fatalf("the secret scan did not see state files (%d) and the trace log (%v); scanned %d files", states, logSeen, scanned)
+	}
+}
+
+// TestAccGitopsCommit_ConcurrentWriterDuringApply injects a commit to another path of the same branch
+// after the plan, when the provider starts pushing; the push is retried on the new head and both changes are kept.
+func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
+	var armed, injected atomic.Int32
+	srv := gitserver.Start(t, root, gitserver.Options{Wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if armed.Load() == 1 && r.URL.Query().Get("service") == "git-receive-pack" && injected.Add(1) == 1 {
+				gitserver.Commit(t, repo, "main", "other team", map[string]string{"apps/team-b/deploy.yaml": "kind: Deployment\n"}, nil)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	v1 := map[string]string{"drone/README.md": "drone"}
+	v2 := map[string]string{"drone/README.md": "drone v2", "large/README.md": "large"}
+	cfg := func(files map[string]string) string {
+		return gitopsCfg{URL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: files}.String()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg(v1), ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2)}},
+			{
+				PreConfig: func() { armed.Store(1) },
+				Config:    cfg(v2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					gitopsRepoCheck(func() error {
+						if injected.Load() < 1 {
+							return fmt.Errorf("the concurrent writer did not run")
+						}
+						return nil
+					}),
+					// seed, v1, the other writer, v2 on top of it
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2), map[string]string{"apps/team-b/deploy.yaml": "kind: Deployment\n"}), 4),
+					gitopsRepoCheck(func() error {
+						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%s", "main^"); got != "other team" {
+							return fmt.Errorf("our commit must sit on the other writer's commit, parent is %q", got)
+						}
+						return nil
+					}),
+					gitopsExpectHead(t, repo, "main"),
+				},
+			},
+		},
+	})
+}
+
+// TestAccGitopsCommit_PullRequestMode_MockGitHubAPI uses a mock of the GitHub REST API (github.com is
+// unreachable from the test machines) and a local bare repository reached through git_url_rewrites.
+func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
+	root := t.TempDir()
+	base := map[string]string{"clusters/drone/README.md": "drone"}
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, base))
+	gh := mockgithub.Start(t, "gh-token")
+	t.Setenv("GIT_TOKEN", "gh-token")
+	t.Setenv("GITHUB_TOKEN", "")
+	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
+	cfg := func(files map[string]string, extra string) string {
+		return gitopsCfg{Provider: provider, URL: "https://github.com/org/fleet.git", Branch: "main", Path: "clusters", Files: files,
+			Extra: "  pull_request = { labels = [\"kalypso\"] }\n" + extra}.String()
+	}
+	v0 := map[string]string{"drone/README.md": "drone"}
+	v1 := map[string]string{"drone/README.md": "drone v1", "drone/dev/namespace.yaml": "ns"}
+	v2 := map[string]string{"drone/README.md": "drone v2", "drone/dev/namespace.yaml": "ns", "large/README.md": "large"}
+	baseHead := gitserver.Head(t, repo, "main")
+	prCheck := func(want []mockgithub.PR) statecheck.StateCheck {
+		return gitopsRepoCheck(func() error {
+			got := gh.PRs("org/fleet")
+			if len(got) != len(want) {
+				return fmt.Errorf("PRs %+v, want %d", got, len(want))
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Number != w.Number || g.State != w.State || g.Merged != w.Merged || g.Head != "kalypso/main" || g.Base != "main" ||
+					(w.Title != "" && g.Title != w.Title) || (w.Labels != nil && !reflect.DeepEqual(g.Labels, w.Labels)) {
+					return fmt.Errorf("PR %d = %+v, want %+v", i, g, w)
+				}
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{ // no change against the base: no PR, no branch
+				Config: cfg(v0, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("none")),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Null()),
+					prCheck(nil),
+					gitopsRepoCheck(func() error {
+						if gitserver.Head(t, repo, "kalypso/main") != "" || gitserver.Head(t, repo, "main") != baseHead {
+							return fmt.Errorf("no-change must not push")
+						}
+						return nil
+					}),
+				},
+			},
+			{ // change: PR created from kalypso/main, base untouched
+				Config: cfg(v1, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_url"), knownvalue.StringRegexp(regexp.MustCompile(`/org/fleet/pull/1$`))),
+					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (1 cluster type, 2 files)", Labels: []string{"kalypso"}}}),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, base), 1),
+					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+				},
+			},
+			{ // change again with a promoted commit: the same PR is updated in place and labelled promoted
+				Config: cfg(v2, `  promoted_commit_id = "abc123"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (2 cluster types, 3 files)", Labels: []string{"kalypso", "promoted"}}}),
+					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc123"}), 2),
+					gitopsExpectHead(t, repo, "kalypso/main"),
+				},
+			},
+			{ // merged (content now on the base): refresh reports it, nothing to do
+				PreConfig: func() {
+					gitserver.Git(t, "", nil, "--git-dir", repo, "update-ref", "refs/heads/main", gitserver.Head(t, repo, "kalypso/main"))
+					gh.SetState("org/fleet", 1, true)
+				},
+				Config: cfg(v2, `  promoted_commit_id = "abc123"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("merged")),
+					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}}),
+				},
+			},
+			{ // a new change opens a new PR
+				Config: cfg(v1, `  promoted_commit_id = "abc123"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(2)),
+					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "open", Labels: []string{"kalypso"}}}),
+				},
+			},
+			{ // closed without merge: drift, the next apply opens a new PR
+				PreConfig: func() { gh.SetState("org/fleet", 2, false) },
+				Config:    cfg(v1, `  promoted_commit_id = "abc123"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
+					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "closed"}, {Number: 3, State: "open"}}),
+				},
+			},
+		},
+	})
+}
+
+// TestAccGitopsCommit_InvalidConfig checks plan-time validation diagnostics.
+func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
+	cases := []struct {
+		cfg  gitopsCfg
+		want string
+	}{
+		{gitopsCfg{URL: "https://user:pw@example.com/org/fleet.git", Branch: "main", Files: map[string]string{"a": "a"}}, `(?s)Invalid repository_url.*credentials`},
+		{gitopsCfg{URL: "file://" + repo, Branch: "main", Files: map[string]string{".hidden": "a"}}, `(?s)Dot-entry at the root of path`},
+		{gitopsCfg{URL: "file://" + repo, Branch: "main", Files: map[string]string{"a/../../x": "a"}}, `(?s)Invalid file name`},
+		{gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "../outside", Files: map[string]string{"a": "a"}}, `(?s)Invalid path`},
+		{gitopsCfg{URL: "ftp://example.com/fleet.git", Branch: "main", Files: map[string]string{"a": "a"}}, `(?s)Invalid repository_url.*unsupported URL scheme`},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{Config: c.cfg.String(), PlanOnly: true, ExpectError: regexp.MustCompile(c.want)})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	if n := gitserver.CommitCount(t, repo, "main"); n != 1 {
+		t.Fatalf("invalid configuration wrote to the repository: %d commits", n)
+	}
+}
+
+func TestGitopsCommitID_RoundTrip(t *testing.T) {
+	cases := []struct{ id, url, path, branch string }{
+		{"https://github.com/org/fleet.git//clusters?ref=main", "https://github.com/org/fleet.git", "clusters", "main"},
+		{"https://github.com/org/fleet.git//.?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
+		{"https://github.com/org/fleet.git?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
+		{"file:///tmp/fleet.git//a/b?ref=feature/x", "file:///tmp/fleet.git", "a/b", "feature/x"},
+		{"git@github.com:org/fleet.git//gitops?ref=main", "git@github.com:org/fleet.git", "gitops", "main"},
+	}
+	for _, c := range cases {
+		u, p, b, err := parseGitopsCommitID(c.id)
+		if err != nil || u != c.url || p != c.path || b != c.branch {
+			t.Errorf("parse(%q) = %q %q %q %v", c.id, u, p, b, err)
+			continue
+		}
+		if c.path != "." || strings.Contains(c.id, "//.") {
+			if got := gitopsCommitID(u, p, b); got != c.id {
+				t.Errorf("render = %q, want %q", got, c.id)
+			}
+		}
+	}
+	for _, bad := range []string{"https://github.com/org/fleet.git//clusters", "https://x:y@github.com/o/r.git?ref=main", "file:///r.git//../x?ref=main", "?ref=main"} {
+		if _, _, _, err := parseGitopsCommitID(bad); err == nil {
+			t.Errorf("parse(%q) accepted", bad)
+		}
+	}
+}
