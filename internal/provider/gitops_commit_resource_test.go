@@ -474,7 +474,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				},
 			},
 			{ // change: PR created from kalypso/main, base untouched
-				Config: cfg(v1, ""),
+				Config:           cfg(v1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
@@ -486,7 +486,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				},
 			},
 			{ // change again with a promoted commit: the same PR is updated in place and labelled promoted
-				Config: cfg(v2, `  promoted_commit_id = "abc123"`),
+				Config:           cfg(v2, `  promoted_commit_id = "abc123"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
@@ -500,7 +500,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 					gitserver.Git(t, "", nil, "--git-dir", repo, "update-ref", "refs/heads/main", gitserver.Head(t, repo, "kalypso/main"))
 					gh.SetState("org/fleet", 1, true)
 				},
-				Config: cfg(v2, `  promoted_commit_id = "abc123"`),
+				Config:           cfg(v2, `  promoted_commit_id = "abc123"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("merged")),
