@@ -277,10 +277,12 @@ func Validate(e *Entry) Diagnostics {
 			if t.Manifests == nil {
 				add(f+".manifests", "Missing required field", "each deployment target needs manifests {repo, branch, path}")
 			}
-			if seen[t.Name] {
-				add(f+".name", "Duplicate deployment target", fmt.Sprintf("deployment target %q appears twice in workload %q", t.Name, e.Name))
+			// Upstream keeps each environment's targets apart, so a name may repeat across environments.
+			key := t.Environment + "\x00" + t.Name
+			if seen[key] {
+				add(f+".name", "Duplicate deployment target", fmt.Sprintf("deployment target %q appears twice for environment %q in workload %q", t.Name, t.Environment, e.Name))
 			}
-			seen[t.Name] = true
+			seen[key] = true
 			ds = append(ds, validateLabels(e, f+".labels", t.Labels)...)
 		}
 	case *WorkloadRegistration:
