@@ -96,7 +96,7 @@ func TestGenerateRejectsInvalidSpec(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, want := range []string{"ClusterTypes must be at least 1", "Breadth must be in (0, 1]"} {
+	for _, want := range []string{"spec.ClusterTypes must be at least 1", "spec.Breadth must be in (0, 1]"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}

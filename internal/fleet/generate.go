@@ -106,14 +106,14 @@ func (s Spec) validate() error {
 		"TargetsPerWorkload": s.TargetsPerWorkload, "Policies": s.Policies,
 	} {
 		if n < 1 {
-			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, n))
+			errs = append(errs, fmt.Errorf("spec.%s must be at least 1, got %d", name, n))
 		}
 	}
 	if s.ConfigMaps < 0 {
-		errs = append(errs, fmt.Errorf("ConfigMaps must not be negative, got %d", s.ConfigMaps))
+		errs = append(errs, fmt.Errorf("spec.ConfigMaps must not be negative, got %d", s.ConfigMaps))
 	}
 	if s.Breadth <= 0 || s.Breadth > 1 {
-		errs = append(errs, fmt.Errorf("Breadth must be in (0, 1], got %v", s.Breadth))
+		errs = append(errs, fmt.Errorf("spec.Breadth must be in (0, 1], got %v", s.Breadth))
 	}
 	// Sort so the error text does not depend on map iteration order.
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
