@@ -337,7 +337,13 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 		},
 	})
 
-	// Grep every file Terraform wrote (state files, backups, plans, logs) for the secrets.
+	gitopsScanForSecrets(t, work, logPath, token, wrong)
+}
+
+// gitopsScanForSecrets greps every file Terraform wrote below work (state files, backups, plans,
+// the trace log) for the secrets, and fails when no state file or trace log was seen.
+func gitopsScanForSecrets(t *testing.T, work, logPath string, secrets ...string) {
+	t.Helper()
 	var scanned, states int
 	var logSeen bool
 	err := filepath.Walk(work, func(p string, info os.FileInfo, err error) error {
@@ -358,8 +364,10 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 		if p == logPath && strings.Contains(string(b), "kalypso_gitops_commit") {
 			logSeen = true
 		}
-		if strings.Contains(string(b), token) || strings.Contains(string(b), wrong) {
-			t.Errorf("secret found in %s", p)
+		for _, secret := range secrets {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("secret found in %s", p)
+			}
 		}
 		return nil
 	})
@@ -369,6 +377,78 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 	if states == 0 || !logSeen {
 		t.Fatalf("the secret scan did not see state files (%d) and the trace log (%v); scanned %d files", states, logSeen, scanned)
 	}
+}
+
+// TestAccGitopsCommit_SSH pushes over ssh to a test-started ssh server (there is no sshd on the test
+// machines; the server is golang.org/x/crypto/ssh running git-upload-pack/receive-pack), with the key
+// and known_hosts from the environment, then with a pinned host key fingerprint; a wrong host key fails.
+// The private key never appears in state, show -json or the trace log.
+func TestAccGitopsCommit_SSH(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
+	srv := gitserver.StartSSH(t, root)
+	other := gitserver.StartSSH(t, t.TempDir())
+	work := t.TempDir()
+	logPath := filepath.Join(work, "tf-trace.log")
+	t.Setenv("TF_ACC_TEMP_DIR", work)
+	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("GIT_SSH_KEY", srv.ClientKeyPEM)
+	t.Setenv("GIT_SSH_KNOWN_HOSTS", srv.KnownHosts)
+	// The base64 body line of the key is what must never leak.
+	keyLine := strings.Split(strings.TrimSpace(srv.ClientKeyPEM), "\n")[0]
+	keyLines := strings.Split(srv.ClientKeyPEM, "\n")
+	if len(keyLines) > 2 {
+		keyLine = keyLines[1]
+	}
+	v1 := map[string]string{"drone/README.md": "drone"}
+	v2 := map[string]string{"drone/README.md": "drone v2"}
+	cfg := func(files map[string]string, extra string) string {
+		return gitopsCfg{URL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: files, Extra: extra}.String()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:           cfg(v1, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					gitopsExpectHead(t, repo, "main"),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+				},
+			},
+			{ // pin the host key by fingerprint
+				Config:           cfg(v1, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+				},
+			},
+			{ // known_hosts now names another key, but the pinned fingerprint is used
+				PreConfig: func() { os.Setenv("GIT_SSH_KNOWN_HOSTS", other.KnownHosts) },
+				Config:    cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
+				ConfigStateChecks: []statecheck.StateCheck{
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
+				},
+			},
+			{ // the fingerprint of another host: the push is refused, nothing is written
+				Config:      cfg(v1, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(other.HostKeyFingerprint))),
+				ExpectError: regexp.MustCompile(`(?s)authentication failed.*fingerprint`),
+			},
+			{ // unchanged state and repository after the refused push
+				Config:           cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
+				},
+			},
+		},
+	})
+	if len(keyLine) < 20 {
+		t.Fatalf("could not extract a key line from the PEM")
+	}
+	gitopsScanForSecrets(t, work, logPath, keyLine)
 }
 
 // TestAccGitopsCommit_ConcurrentWriterDuringApply injects a commit to another path of the same branch
