@@ -108,7 +108,9 @@ func StartSSH(t testing.TB, root string) *SSHServer {
 func (s *SSHServer) RepoURL(name string) string { return "ssh://git@" + s.Addr + "/" + name }
 
 // SCPURL is the scp-style URL (only usable on port 22, so for parsing tests).
-func (s *SSHServer) SCPURL(name string) string { return "git@" + strings.Split(s.Addr, ":")[0] + ":" + name }
+func (s *SSHServer) SCPURL(name string) string {
+	return "git@" + strings.Split(s.Addr, ":")[0] + ":" + name
+}
 
 func (s *SSHServer) serveConn(c net.Conn, cfg *ssh.ServerConfig) {
 	defer c.Close()
