@@ -184,7 +184,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"missing namespaceService", ct("spec:\n  reconciler: r\n"), "Missing required field", "ClusterType", "ct", "spec.namespaceService"},
 		{"missing target environment", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - name: t\n      manifests: {repo: r, branch: b, path: p}\n", "Missing required field", "Workload", "w", "spec.deploymentTargets[0].environment"},
 		{"missing target manifests", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - name: t\n      environment: dev\n", "Missing required field", "Workload", "w", "spec.deploymentTargets[0].manifests"},
-		{"duplicate target in workload", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - {name: t, environment: dev, manifests: {repo: r}}\n    - {name: t, environment: stage, manifests: {repo: r}}\n", "Duplicate deployment target", "Workload", "w", "spec.deploymentTargets[1].name"},
+		{"duplicate target in workload", av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - {name: t, environment: dev, manifests: {repo: r}}\n    - {name: t, environment: dev, manifests: {repo: r}}\n", "Duplicate deployment target", "Workload", "w", "spec.deploymentTargets[1].name"},
 		{"missing registration workspace", av + "kind: WorkloadRegistration\nmetadata:\n  name: r\nspec:\n  workload: {repo: r, branch: b, path: p}\n", "Missing required field", "WorkloadRegistration", "r", "spec.workspace"},
 		{"missing template type", av + "kind: Template\nmetadata:\n  name: t\nspec:\n  manifests: [a]\n", "Missing required field", "Template", "t", "spec.type"},
 		{"invalid template type", av + "kind: Template\nmetadata:\n  name: t\nspec:\n  type: helm\n  manifests: [a]\n", "Invalid template type", "Template", "t", "spec.type"},
@@ -439,4 +439,26 @@ func TestDecodeFieldNamesAreCaseSensitive(t *testing.T) {
 	if sel := e.Object.(*SchedulingPolicy).Spec.DeploymentTargetSelector.LabelSelector; sel == nil || len(sel.MatchLabels) != 0 {
 		t.Errorf("selector = %+v, want an empty one", sel)
 	}
+}
+
+func TestDecodeHostileInput(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
+		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ni: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n"
+	deep := av + "kind: ClusterType\nmetadata:\n  name: x\nspec: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"
+	for name, c := range map[string]struct{ text, detail string }{"billion laughs": {bomb, "excessive aliasing"}, "deep nesting": {deep, "max depth"}} {
+		t.Run(name, func(t *testing.T) {
+			e, diags := DecodeDocument(Document{Text: c.text, Source: Source{Input: 1, Document: 4, Line: 2}})
+			if e != nil || !diags.HasError() || diags[0].Source.Document != 4 || diags[0].Summary != "Malformed YAML document" || !strings.Contains(diags[0].Detail, c.detail) {
+				t.Errorf("entry %v, diagnostics %v", e, diags)
+			}
+		})
+	}
+	t.Run("10 MB value", func(t *testing.T) {
+		big := strings.Repeat("x", 10<<20)
+		e, diags := DecodeDocument(Document{Text: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  BIG: " + big + "\n"})
+		if diags.HasError() || len(e.Object.(*ConfigMap).Data["BIG"]) != 10<<20 {
+			t.Errorf("diagnostics %v", diags)
+		}
+	})
 }

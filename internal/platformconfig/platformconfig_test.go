@@ -302,3 +302,17 @@ func TestCompileSchema(t *testing.T) {
 		t.Errorf("cache must return compile errors")
 	}
 }
+
+func TestParseValueHostileInput(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
+		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ni: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n"
+	// yaml.v2 refuses excessive aliasing, so the value stays text.
+	if got := ParseValue(bomb); got != bomb {
+		t.Errorf("billion laughs parsed to %T", got)
+	}
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	if _, ok := ParseValue(deep).([]interface{}); !ok {
+		t.Errorf("deep list did not parse")
+	}
+}
