@@ -155,12 +155,35 @@ func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
 	if sha != next || string(files["drone/README.md"]) != "drone v2" || len(files) != 3 {
 		t.Fatalf("after update: sha %s files %v", sha, keys(files))
 	}
-	entries, _ := os.ReadDir(cache)
+	var entries []os.DirEntry
+	all, _ := os.ReadDir(cache)
+	for _, e := range all {
+		if e.IsDir() {
+			entries = append(entries, e)
+		}
+	}
 	if len(entries) != 1 {
-		t.Errorf("cache has %d entries, want 1 reused entry", len(entries))
+		t.Fatalf("cache has %d entries, want 1 reused entry", len(entries))
 	}
 	if _, err := os.Stat(filepath.Join(cache, entries[0].Name(), "shallow")); err != nil {
 		t.Errorf("cache entry is not a shallow fetch: %v", err)
+	}
+	// A read with nothing new upstream does not download a pack (no re-clone).
+	posts := func() int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if strings.HasPrefix(r, "POST ") && strings.Contains(r, "git-upload-pack") {
+				n++
+			}
+		}
+		return n
+	}
+	before := posts()
+	if _, _, err := c.ReadTree(ctx, srv.RepoURL("fleet.git"), "main", "clusters"); err != nil {
+		t.Fatal(err)
+	}
+	if after := posts(); after != before {
+		t.Errorf("an up-to-date read downloaded a pack (%d upload-pack POSTs)", after-before)
 	}
 
 	if _, _, err := c.ReadTree(ctx, srv.RepoURL("missing.git"), "main", "."); !errors.Is(err, gitrepo.ErrRepositoryNotFound) {

@@ -23,13 +23,14 @@ import (
 // session is an opened repository: the local repository itself, or the cache
 // entry of a remote one. The caller holds the entry's lock until done.
 type session struct {
-	c      *Client
-	e      *endpoint
-	repo   *git.Repository
-	st     *filesystem.Storage
-	auth   transport.AuthMethod
-	gitDir string // local only: the directory holding refs/ (for compare-and-swap ref updates)
-	unlock func()
+	c        *Client
+	e        *endpoint
+	repo     *git.Repository
+	st       *filesystem.Storage
+	auth     transport.AuthMethod
+	gitDir   string // local only: the directory holding refs/ (for compare-and-swap ref updates)
+	cacheDir string // remote only: the cache entry
+	unlock   func()
 }
 
 func (s *session) close() {
@@ -65,13 +66,43 @@ func (c *Client) open(repoURL string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock := lockFor("cache:" + dir)
+	unlockProcess := lockFor("cache:" + dir)
+	// A lock file also serialises other provider processes sharing the cache directory.
+	lockFile, err := osfs.New(filepath.Dir(dir)).OpenFile(filepath.Base(dir)+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		unlockProcess()
+		return nil, fmt.Errorf("cannot lock cache entry %s: %w", dir, err)
+	}
+	if err := lockFile.Lock(); err != nil {
+		_ = lockFile.Close()
+		unlockProcess()
+		return nil, fmt.Errorf("cannot lock cache entry %s: %w", dir, err)
+	}
+	unlock := func() {
+		_ = lockFile.Unlock()
+		_ = lockFile.Close()
+		unlockProcess()
+	}
 	repo, st, err := openCache(dir, e.url)
 	if err != nil {
 		unlock()
 		return nil, err
 	}
-	return &session{c: c, e: e, repo: repo, st: st, auth: auth, unlock: unlock}, nil
+	return &session{c: c, e: e, repo: repo, st: st, auth: auth, cacheDir: dir, unlock: unlock}, nil
+}
+
+// resetCache discards the cache entry (for example after a failed or corrupt fetch) and re-creates it.
+func (s *session) resetCache() error {
+	_ = s.st.Close()
+	if err := os.RemoveAll(s.cacheDir); err != nil {
+		return err
+	}
+	repo, st, err := openCache(s.cacheDir, s.e.url)
+	if err != nil {
+		return err
+	}
+	s.repo, s.st = repo, st
+	return nil
 }
 
 // findGitDir returns the directory holding objects/ and refs/: dir itself (bare) or dir/.git.
@@ -143,7 +174,17 @@ func (s *session) head(ctx context.Context, branch string) (plumbing.Hash, error
 		return ref.Hash(), nil
 	}
 	if err := s.fetch(ctx, branch); err != nil {
-		return plumbing.ZeroHash, err
+		if !retryableFetch(ctx, err) {
+			return plumbing.ZeroHash, err
+		}
+		// An unexpected failure may come from a damaged cache entry: start from a fresh
+		// cache entry once before giving up.
+		if rerr := s.resetCache(); rerr != nil {
+			return plumbing.ZeroHash, err
+		}
+		if err := s.fetch(ctx, branch); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	ref, err := s.repo.Reference(trackingRef(branch), true)
 	if err != nil {
@@ -175,6 +216,18 @@ func (s *session) fetch(ctx context.Context, branch string) error {
 		return withClass(ErrBranchNotFound, errors.New("the branch does not exist on the remote"))
 	}
 	return classify(err)
+}
+
+func retryableFetch(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	for _, class := range []error{ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrInvalidInput, context.DeadlineExceeded, context.Canceled} {
+		if errors.Is(err, class) {
+			return false
+		}
+	}
+	return true
 }
 
 // defaultBranch returns the branch HEAD points to, or "" for an empty repository.

@@ -40,6 +40,15 @@ func TestSSH_ReadApplyAndHostKeyVerification(t *testing.T) {
 		t.Fatalf("after ssh push: %v", got)
 	}
 
+	// scp-style URLs resolve through rewrites (the test server cannot listen on port 22).
+	scp := &gitrepo.Client{CacheDir: t.TempDir(), Auth: c.Auth, Rewrites: map[string]string{"git@github.com:org/": srv.RepoURL("")}}
+	if _, files, err := scp.ReadTree(ctx, "git@github.com:org/fleet.git", "main", "gitops"); err != nil || string(files["b.yaml"]) != "b" {
+		t.Fatalf("scp-style via rewrite: %v %v", err, files)
+	}
+	if err := gitrepo.ValidateURL("git@github.com:org/fleet.git"); err != nil {
+		t.Errorf("scp-style URL rejected: %v", err)
+	}
+
 	pinned := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{SSHPrivateKey: srv.ClientKeyPEM, SSHHostKeyFingerprint: srv.HostKeyFingerprint}}
 	if _, _, err := pinned.ReadTree(ctx, srv.RepoURL("fleet.git"), "main", "gitops"); err != nil {
 		t.Fatalf("fingerprint pinning: %v", err)
