@@ -4,6 +4,7 @@
 package templating
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,25 @@ func TestCanonicalEncodingDistinguishesLookalikes(t *testing.T) {
 	}
 	if _, ok := appendCanonical(nil, map[interface{}]interface{}{1: "x"}); ok {
 		t.Error("a map with non-string keys must not be memoized")
+	}
+}
+
+func TestEnvironmentAndNetworkFunctionsAreRefused(t *testing.T) {
+	t.Setenv("KALYPSO_TEST_SECRET", "s3cr3t-value")
+	e := NewEngine()
+	for _, tmpl := range []string{
+		`{{ env "KALYPSO_TEST_SECRET" }}`,
+		`{{ expandenv "$KALYPSO_TEST_SECRET" }}`,
+		`{{ getHostByName "localhost" }}`,
+		// Re-rendering must refuse it too: a workload's manifests path is attacker-controlled text.
+		`{{ .Manifests.path }}`,
+	} {
+		out, err := e.Execute(tmpl, &Data{Manifests: map[string]string{"path": `{{ env "KALYPSO_TEST_SECRET" }}`}})
+		if err == nil || !strings.Contains(err.Error(), "is disabled in Kalypso templates") {
+			t.Errorf("%s: err = %v, want the function refused", tmpl, err)
+		}
+		if strings.Contains(out, "s3cr3t-value") || (err != nil && strings.Contains(err.Error(), "s3cr3t-value")) {
+			t.Errorf("%s: secret leaked: out=%q err=%v", tmpl, out, err)
+		}
 	}
 }

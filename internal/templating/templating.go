@@ -40,8 +40,23 @@ var funcMap = func() template.FuncMap {
 	m["stringify"] = Stringify
 	m["hash"] = Hash
 	m["unquote"] = Unquote
+	// The provider's environment holds Git and cloud credentials, and template output is re-rendered, so a
+	// deployment target's manifests path such as "{{ env \"GITHUB_TOKEN\" }}" would otherwise leak a secret
+	// into the pushed tree. DNS lookups would make plans depend on the network. Both are refused.
+	for _, name := range disabledFunctions {
+		m[name] = disabledFunction(name)
+	}
 	return m
 }()
+
+// disabledFunctions are sprig functions that templates may not call.
+var disabledFunctions = []string{"env", "expandenv", "getHostByName"}
+
+func disabledFunction(name string) func(...interface{}) (string, error) {
+	return func(...interface{}) (string, error) {
+		return "", fmt.Errorf("%s is disabled in Kalypso templates: templates must not read the provider's environment or network; pass values through platform config instead", name)
+	}
+}
 
 // ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "".
 func ToYAML(v interface{}) string {
