@@ -148,10 +148,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional:            true,
 			},
 			"retain_on_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Keep the files in the repository when the resource is destroyed. Defaults to `false`: destroy removes them in one commit.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
+				MarkdownDescription: "Keep the files in the repository when the resource is destroyed. Defaults to `false`: destroy removes them " +
+					"(and the promoted-commit file it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
 			},
 			"commit_sha": schema.StringAttribute{
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
