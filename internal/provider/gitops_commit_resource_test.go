@@ -659,3 +659,36 @@ func TestGitopsCommitID_RoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestAccGitopsCommit_TwoResourcesSameBranch applies two resources that own different paths of one
+// branch in the same run (Terraform applies them in parallel): both land, one commit each.
+func TestAccGitopsCommit_TwoResourcesSameBranch(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
+	srv := gitserver.Start(t, root, gitserver.Options{})
+	config := fmt.Sprintf(`
+resource "kalypso_gitops_commit" "dev" {
+  repository_url = %[1]s
+  branch         = "main"
+  path           = "envs/dev"
+  files          = { "drone/README.md" = "dev" }
+}
+
+resource "kalypso_gitops_commit" "prod" {
+  repository_url = %[1]s
+  branch         = "main"
+  path           = "envs/prod"
+  files          = { "drone/README.md" = "prod" }
+}
+`, gitopsHCL(srv.RepoURL("fleet.git")))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:           config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, map[string]string{"envs/dev/drone/README.md": "dev", "envs/prod/drone/README.md": "prod"}), 3),
+			},
+		}},
+	})
+}
