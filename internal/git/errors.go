@@ -57,12 +57,12 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Op)
 	b.WriteString(" ")
-	b.WriteString(fmt.Sprintf("repository %q", RedactURL(e.Repo)))
+	fmt.Fprintf(&b, "repository %q", RedactURL(e.Repo))
 	if e.Branch != "" {
-		b.WriteString(fmt.Sprintf(", branch %q", e.Branch))
+		fmt.Fprintf(&b, ", branch %q", e.Branch)
 	}
 	if e.Path != "" {
-		b.WriteString(fmt.Sprintf(", path %q", e.Path))
+		fmt.Fprintf(&b, ", path %q", e.Path)
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())

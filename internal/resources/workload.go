@@ -29,7 +29,7 @@ func DecodeWorkloads(docs []workloadsource.Document) ([]*model.Workload, error) 
 			return nil, fmt.Errorf("%s is a %s, not a Workload", where, entry.Kind)
 		}
 		if prev, dup := seen[w.Metadata.Name]; dup {
-			return nil, fmt.Errorf("Workload %q is defined twice (%s and %s); keep one", w.Metadata.Name, prev, where)
+			return nil, fmt.Errorf("Workload %q is defined twice (%s and %s); keep one", w.Metadata.Name, prev, where) //nolint:staticcheck // ST1005: "Workload" is the Kalypso kind name
 		}
 		seen[w.Metadata.Name] = where
 		out = append(out, w)

@@ -233,7 +233,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var h http.Handler = s.git
+	h := s.git
 	if wrap != nil {
 		h = wrap(h)
 	}
