@@ -66,3 +66,30 @@ func BenchmarkIncrementalPush20k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRefreshRead20k measures the refresh read of kalypso_gitops_commit (Snapshot: fetch
+// check plus reading every managed file) on a 20,000-file path over smart HTTP with a warm cache.
+// Run: go test ./internal/git -run '^$' -bench RefreshRead20k -benchtime 10x
+func BenchmarkRefreshRead20k(b *testing.B) {
+	seed := make(map[string]string, 20000)
+	for d := 0; d < 200; d++ {
+		for f := 0; f < 100; f++ {
+			seed[fmt.Sprintf("gitops/ct-%03d/t-%03d/reconciler.yaml", d, f)] = fmt.Sprintf("name: t-%d-%d\n", d, f)
+		}
+	}
+	root := b.TempDir()
+	gitserver.NewSeededRepo(b, root, "r.git", "main", seed)
+	srv := gitserver.Start(b, root, gitserver.Options{})
+	c := &gitrepo.Client{CacheDir: b.TempDir()}
+	ctx := context.Background()
+	if _, err := c.Snapshot(ctx, srv.RepoURL("r.git"), "main", "gitops", nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		snap, err := c.Snapshot(ctx, srv.RepoURL("r.git"), "main", "gitops", []string{".github/tracking/Promoted_Commit_Id"})
+		if err != nil || len(snap.Files) != 20000 {
+			b.Fatalf("%v %d", err, len(snap.Files))
+		}
+	}
+}

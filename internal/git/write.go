@@ -378,6 +378,11 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 func (s *session) updateRef(ctx context.Context, branch string, old, new plumbing.Hash, force bool, objs []plumbing.Hash) error {
 	name := plumbing.NewBranchReferenceName(branch)
 	if s.e.local {
+		if s.gitDir != s.e.dir {
+			if head, err := s.repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target() == name {
+				return withClass(ErrInvalidInput, fmt.Errorf("refusing to update branch %q: it is checked out in the working tree at %s (like git's receive.denyCurrentBranch); use a bare repository or another branch", branch, s.e.dir))
+			}
+		}
 		return s.casLocalRef(name, old, new, force)
 	}
 	if err := s.push(ctx, name, old, new, force, objs); err != nil {

@@ -269,3 +269,21 @@ func TestApply_InvalidInputWritesNothing(t *testing.T) {
 		t.Fatalf("invalid input committed: %d", n)
 	}
 }
+
+func TestApply_RefusesCheckedOutBranchOfWorkingTree(t *testing.T) {
+	dir := t.TempDir()
+	gitserver.Git(t, "", nil, "init", "--quiet", "-b", "main", dir)
+	gitserver.Git(t, dir, nil, "commit", "--quiet", "--allow-empty", "-m", "init")
+	c := &gitrepo.Client{}
+	_, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: dir, Branch: "main", Files: bytesMap(map[string]string{"a": "a"})})
+	if !errors.Is(err, gitrepo.ErrInvalidInput) {
+		t.Fatalf("err = %v, want ErrInvalidInput for the checked-out branch", err)
+	}
+	// Another branch of the same working-tree repository is fine, and so is reading.
+	if _, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: dir, Branch: "gitops", Files: bytesMap(map[string]string{"a": "a"})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, files, err := c.ReadTree(context.Background(), "file://"+dir, "gitops", "."); err != nil || string(files["a"]) != "a" {
+		t.Fatalf("read: %v %v", err, files)
+	}
+}
