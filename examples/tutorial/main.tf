@@ -1,5 +1,13 @@
-# The public Kalypso tutorial (https://github.com/microsoft/kalypso), Dev and Stage environments,
-# rendered from the same YAML the upstream operator reads. `make demo` runs it offline.
+# The public Kalypso tutorial (https://github.com/microsoft/kalypso/tree/main/docs/tutorial), as
+# Terraform resources, in five stages. Apply them in order against the same state:
+#
+#   terraform apply -var stage=1   # onboard an application
+#   terraform apply -var stage=2   # Dev scheduling policies
+#   terraform apply -var stage=3   # promote to Stage with promoted_commit_id
+#   terraform apply -var stage=4   # a platform config change: DATABASE_URL for west-us on Stage
+#   terraform apply -var stage=5   # add a cluster type to Stage
+#
+# `make demo` runs all five offline against local bare repositories.
 terraform {
   required_providers {
     kalypso = {
@@ -8,34 +16,72 @@ terraform {
   }
 }
 
-provider "kalypso" {}
+variable "stage" {
+  description = "Tutorial stage to apply, 1 to 5."
+  type        = number
+  default     = 5
+  validation {
+    condition     = var.stage >= 1 && var.stage <= 5
+    error_message = "The tutorial has stages 1 to 5."
+  }
+}
+
+variable "gitops_repo" {
+  description = "GitOps repository the rendered trees are committed to, one branch per environment."
+  type        = string
+  default     = "https://github.com/microsoft/kalypso-gitops"
+}
+
+variable "app_source_repo" {
+  description = "The application team's repository holding the hello-world-app Workload."
+  type        = string
+  default     = "https://github.com/microsoft/kalypso-app-src"
+}
+
+variable "svc_source_repo" {
+  description = "The platform team's services repository holding the observability Workload."
+  type        = string
+  default     = "https://github.com/microsoft/kalypso-svc-src"
+}
+
+variable "git_url_rewrites" {
+  description = "URL prefix rewrites (git insteadOf), for example to serve the repositories from local mirrors."
+  type        = map(string)
+  default     = {}
+}
+
+variable "control_plane_commit" {
+  description = "Commit of the control plane being promoted to Stage; it lands in .github/tracking/Promoted_Commit_Id."
+  type        = string
+  default     = "42f2c201b96055faead8da72a126ec3e8fe30296"
+}
+
+provider "kalypso" {
+  author = {
+    name  = "Kalypso Tutorial"
+    email = "kalypso-tutorial@example.com"
+  }
+  git_url_rewrites = var.git_url_rewrites
+}
 
 locals {
-  # The control plane: templates and registrations on `main`, one branch per environment.
-  main_manifests  = [for f in sort(fileset("${path.module}/kalypso/main", "**/*.yaml")) : file("${path.module}/kalypso/main/${f}")]
-  dev_manifests   = [for f in sort(fileset("${path.module}/kalypso/dev", "**/*.yaml")) : file("${path.module}/kalypso/dev/${f}")]
-  stage_manifests = [for f in sort(fileset("${path.module}/kalypso/stage", "**/*.yaml")) : file("${path.module}/kalypso/stage/${f}")]
-  # The application teams' Workload files, as the WorkloadRegistrations would fetch them.
-  workloads = [for f in sort(fileset("${path.module}/kalypso/workloads", "*.yaml")) : file("${path.module}/kalypso/workloads/${f}")]
+  # What every environment shares: the templates and the workload registrations (the `main` branch upstream).
+  shared_manifests = concat(
+    [for t in kalypso_template.all : t.manifest],
+    [for r in kalypso_workload_registration.all : r.manifest],
+  )
 
-  dev   = provider::kalypso::environment_render("dev", concat(local.main_manifests, local.dev_manifests, local.workloads))
-  stage = provider::kalypso::environment_render("stage", concat(local.main_manifests, local.stage_manifests, local.workloads))
-}
+  dev = provider::kalypso::environment_render("dev", concat(
+    local.shared_manifests,
+    [for c in kalypso_cluster_type.dev : c.manifest],
+    [for c in kalypso_platform_config.dev : c.manifest],
+    [for p in kalypso_scheduling_policy.dev : p.manifest],
+  ))
 
-output "dev_assignments" {
-  description = "Which deployment target lands on which cluster type in Dev, and why."
-  value       = { for a in local.dev.assignments : "${a.cluster_type}/${a.deployment_target}" => a.scheduling_policies }
-}
-
-output "stage_assignments" {
-  description = "Which deployment target lands on which cluster type in Stage, and why."
-  value       = { for a in local.stage.assignments : "${a.cluster_type}/${a.deployment_target}" => a.scheduling_policies }
-}
-
-output "dev_files" {
-  value = local.dev.files
-}
-
-output "stage_files" {
-  value = local.stage.files
+  stage = provider::kalypso::environment_render("stage", concat(
+    local.shared_manifests,
+    [for c in kalypso_cluster_type.stage : c.manifest],
+    [for c in kalypso_platform_config.stage : c.manifest],
+    [for p in kalypso_scheduling_policy.stage : p.manifest],
+  ))
 }

@@ -1,0 +1,284 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+const registryAddress = "registry.terraform.io/kalypso/kalypso"
+
+// terraformCLI runs the real terraform binary against an in-process provider that Terraform reattaches to,
+// so that an example can be run as users run it: with its own terraform block, for_each and all.
+// (terraform-plugin-testing cannot read back state that holds for_each instances keyed by string.)
+type terraformCLI struct {
+	t        *testing.T
+	dir      string
+	reattach string
+}
+
+func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
+	t.Helper()
+	if _, err := exec.LookPath("terraform"); err != nil {
+		t.Skip("terraform is not on PATH")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	configCh := make(chan *plugin.ReattachConfig)
+	closeCh := make(chan struct{})
+	go func() {
+		err := tf6server.Serve(registryAddress,
+			func() tfprotov6.ProviderServer { return providerserver.NewProtocol6(New("test")())() },
+			tf6server.WithDebug(ctx, configCh, closeCh),
+			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
+			// Provider logs follow TF_LOG as in terraform-plugin-testing, instead of flooding stderr at trace level.
+			tf6server.WithLoggingSink(t),
+		)
+		if err != nil {
+			t.Errorf("serving the provider: %v", err)
+		}
+	}()
+	cfg := <-configCh
+	t.Cleanup(func() {
+		cancel()
+		<-closeCh
+	})
+	reattach, err := json.Marshal(map[string]any{registryAddress: map[string]any{
+		"Protocol": string(cfg.Protocol), "ProtocolVersion": cfg.ProtocolVersion, "Pid": cfg.Pid, "Test": cfg.Test,
+		"Addr": map[string]string{"Network": cfg.Addr.Network(), "String": cfg.Addr.String()},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &terraformCLI{t: t, dir: dir, reattach: string(reattach)}
+}
+
+// run executes terraform and returns stdout; exitCode is returned for -detailed-exitcode callers.
+func (c *terraformCLI) run(args ...string) (string, int) {
+	c.t.Helper()
+	cmd := exec.Command("terraform", args...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+c.reattach, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE=/dev/null")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return stdout.String() + stderr.String(), exitErr.ExitCode()
+	}
+	if err != nil {
+		c.t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
+	}
+	return stdout.String(), 0
+}
+
+func (c *terraformCLI) mustRun(args ...string) string {
+	c.t.Helper()
+	out, code := c.run(args...)
+	if code != 0 {
+		c.t.Fatalf("terraform %s failed (exit %d):\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// plannedChanges is the part of `terraform show -json <plan>` the test reads.
+type plannedChanges struct {
+	ResourceChanges []struct {
+		Address string `json:"address"`
+		Change  struct {
+			Actions []string       `json:"actions"`
+			After   map[string]any `json:"after"`
+			Unknown map[string]any `json:"after_unknown"`
+		} `json:"change"`
+	} `json:"resource_changes"`
+	OutputChanges map[string]struct {
+		After        any  `json:"after"`
+		AfterUnknown bool `json:"after_unknown"`
+	} `json:"output_changes"`
+}
+
+func (p *plannedChanges) actions(address string) string {
+	for _, rc := range p.ResourceChanges {
+		if rc.Address == address {
+			return strings.Join(rc.Change.Actions, ",")
+		}
+	}
+	return "absent"
+}
+
+func (p *plannedChanges) files(t *testing.T, address string) map[string]string {
+	t.Helper()
+	for _, rc := range p.ResourceChanges {
+		if rc.Address == address {
+			if _, unknown := rc.Change.Unknown["files"]; unknown && rc.Change.Unknown["files"] == true {
+				t.Fatalf("%s.files is unknown in the plan", address)
+			}
+			out := map[string]string{}
+			for k, v := range rc.Change.After["files"].(map[string]any) {
+				out[k] = v.(string)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no planned change for %s", address)
+	return nil
+}
+
+func (c *terraformCLI) plan(varFile string, stage int) *plannedChanges {
+	c.t.Helper()
+	c.mustRun("plan", "-input=false", "-no-color", "-var-file="+varFile, "-var", "stage="+string(rune('0'+stage)), "-out=tfplan")
+	var p plannedChanges
+	if err := json.Unmarshal([]byte(c.mustRun("show", "-json", "tfplan")), &p); err != nil {
+		c.t.Fatalf("reading the plan: %v", err)
+	}
+	return &p
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	for rel, content := range fixtures.ReadTree(t, src, nil) {
+		p := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAccExampleTutorial_fiveStages runs examples/tutorial, unmodified, through its five stages with the
+// terraform CLI against local bare repositories, as `make demo` does, and checks every stage's plan and the
+// trees committed to the GitOps repository.
+func TestAccExampleTutorial_fiveStages(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	example := filepath.Join("..", "..", "examples", "tutorial")
+	work := t.TempDir()
+	copyDir(t, example, work)
+	root := t.TempDir()
+	appSrc := gitserver.NewSeededRepo(t, root, "app-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "app-src"), nil))
+	svcSrc := gitserver.NewSeededRepo(t, root, "svc-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "svc-src"), nil))
+	gitops := gitserver.NewBareRepo(t, root, "gitops.git", "main")
+	varFile := filepath.Join(work, "local.tfvars.json")
+	vars, _ := json.Marshal(map[string]any{
+		"gitops_repo": "file://" + filepath.ToSlash(gitops),
+		"git_url_rewrites": map[string]string{
+			"https://github.com/microsoft/kalypso-app-src": "file://" + filepath.ToSlash(appSrc),
+			"https://github.com/microsoft/kalypso-svc-src": "file://" + filepath.ToSlash(svcSrc),
+		},
+	})
+	if err := os.WriteFile(varFile, vars, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	devExpected := fixtures.Load(t, "tutorial-dev")
+	stageExpected := fixtures.Load(t, "tutorial-stage")
+
+	tf := newTerraformCLI(t, work)
+	tf.mustRun("init", "-input=false", "-no-color")
+
+	// Stage 1: hello-world-app is onboarded; only observability has a Dev policy, so the app is unscheduled.
+	p := tf.plan(varFile, 1)
+	if got := p.OutputChanges["dev_unscheduled"].After; !jsonEqual(got, []any{"hello-world-app-functional-test", "hello-world-app-performance-test"}) {
+		t.Errorf("stage 1: dev_unscheduled = %v", got)
+	}
+	if got := p.files(t, "kalypso_gitops_commit.dev"); got["large/observability-prometheus/reconciler.yaml"] != devExpected.Expected["large/observability-prometheus/reconciler.yaml"] {
+		t.Errorf("stage 1: observability reconciler differs from upstream:\n%s", got["large/observability-prometheus/reconciler.yaml"])
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+
+	// Stage 2: the Dev policies place the app; the planned Dev tree is upstream's, byte for byte.
+	p = tf.plan(varFile, 2)
+	if a := p.actions("kalypso_gitops_commit.dev"); a != "update" {
+		t.Errorf("stage 2: kalypso_gitops_commit.dev action = %s, want update", a)
+	}
+	if d := fixtures.DiffTrees(devExpected.Expected, p.files(t, "kalypso_gitops_commit.dev")); d != "" {
+		t.Errorf("stage 2: planned Dev tree differs from upstream:\n%s", d)
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+
+	// Stage 3: promotion creates Stage, byte for byte as upstream; Dev is untouched.
+	p = tf.plan(varFile, 3)
+	if a := p.actions("kalypso_gitops_commit.stage[0]"); a != "create" {
+		t.Errorf("stage 3: kalypso_gitops_commit.stage[0] action = %s, want create", a)
+	}
+	if a := p.actions("kalypso_gitops_commit.dev"); a != "no-op" {
+		t.Errorf("stage 3: kalypso_gitops_commit.dev action = %s, want no-op", a)
+	}
+	if d := fixtures.DiffTrees(stageExpected.Expected, p.files(t, "kalypso_gitops_commit.stage[0]")); d != "" {
+		t.Errorf("stage 3: planned Stage tree differs from upstream:\n%s", d)
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+
+	// Stage 4: one platform config change changes exactly one Stage file.
+	p = tf.plan(varFile, 4)
+	stage4 := p.files(t, "kalypso_gitops_commit.stage[0]")
+	changed := []string{}
+	for path, content := range stage4 {
+		if stageExpected.Expected[path] != content {
+			changed = append(changed, path)
+		}
+	}
+	if len(changed) != 1 || changed[0] != "large/hello-world-app-uat-test/platform-config.yaml" ||
+		!strings.Contains(stage4[changed[0]], "DATABASE_URL: mysql://west-stage:8806/mysql-stage\n") {
+		t.Errorf("stage 4: changed files = %v, want only large/hello-world-app-uat-test/platform-config.yaml with the new DATABASE_URL", changed)
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+
+	// Stage 5: a new cluster type joins Stage and the UAT policy, which selects every cluster type, places the app on it.
+	p = tf.plan(varFile, 5)
+	wantStage := map[string]any{
+		"drone/hello-world-app-uat-test": []any{"uat-test-policy"},
+		"large/hello-world-app-uat-test": []any{"uat-test-policy"},
+		"small/hello-world-app-uat-test": []any{"uat-test-policy"},
+	}
+	if got := p.OutputChanges["stage_assignments"].After; !jsonEqual(got, wantStage) {
+		t.Errorf("stage 5: stage_assignments = %v", got)
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+
+	// Converged: nothing left to do.
+	if out, code := tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode", "-var-file="+varFile, "-var", "stage=5"); code != 0 {
+		t.Errorf("plan after stage 5 is not empty (exit %d):\n%s", code, out)
+	}
+
+	// One commit per change: Dev at stages 1 and 2, Stage at 3, 4 and 5.
+	if n := gitserver.CommitCount(t, gitops, "dev"); n != 2 {
+		t.Errorf("dev branch has %d commits, want 2", n)
+	}
+	if n := gitserver.CommitCount(t, gitops, "stage"); n != 3 {
+		t.Errorf("stage branch has %d commits, want 3", n)
+	}
+	got := gitserver.Files(t, gitops, "stage")
+	if got[".github/tracking/Promoted_Commit_Id"] != stageExpected.PromotedCommit {
+		t.Errorf("Promoted_Commit_Id = %q, want %q", got[".github/tracking/Promoted_Commit_Id"], stageExpected.PromotedCommit)
+	}
+	if _, ok := got["small/hello-world-app-uat-test/reconciler.yaml"]; !ok {
+		t.Errorf("stage branch lacks the stage-5 assignment")
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
