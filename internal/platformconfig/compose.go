@@ -4,8 +4,10 @@
 package platformconfig
 
 import (
+	"encoding/binary"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 )
@@ -66,6 +68,9 @@ func (t Target) Matches(labels map[string]string) bool {
 type Sources struct {
 	platform []platformMap
 	azure    []azureMap
+	// composed memoizes Compose by which sources matched: across a fleet, thousands of assignments
+	// match the same few source sets, and merging is most of the cost of composing.
+	composed sync.Map // match signature (string) → map[string]interface{}, never handed out
 }
 
 type platformMap struct {
@@ -134,9 +139,41 @@ func parseAzureKey(raw string) azureKey {
 	return k
 }
 
-// Compose builds the merged platform config for one assignment. Merging updates values in place, so
-// every structured value is copied before it enters the result.
+// Compose builds the merged platform config for one assignment. The result is the caller's own copy:
+// templates may modify it (sprig's set, unset, merge), so assignments never share one.
 func (s *Sources) Compose(t Target) map[string]interface{} {
+	// The signature lists the matching platform maps, then the matching azure keys of each matching azure
+	// map, as uvarint(index+1), with 0 closing each group; a uvarint of a positive number has no 0 byte.
+	sig := make([]byte, 0, 32)
+	for i, pm := range s.platform {
+		if t.Matches(pm.cm.Metadata.Labels) {
+			sig = binary.AppendUvarint(sig, uint64(i+1))
+		}
+	}
+	sig = append(sig, 0)
+	for i, am := range s.azure {
+		if !t.Matches(am.cm.Metadata.Labels) {
+			continue
+		}
+		sig = binary.AppendUvarint(sig, uint64(i+1))
+		for j, k := range am.keys {
+			if t.Matches(k.labels) {
+				sig = binary.AppendUvarint(sig, uint64(j+1))
+			}
+		}
+		sig = append(sig, 0)
+	}
+	if cached, ok := s.composed.Load(string(sig)); ok {
+		return deepCopy(cached).(map[string]interface{})
+	}
+	data := s.compose(t)
+	s.composed.Store(string(sig), data)
+	return deepCopy(data).(map[string]interface{})
+}
+
+// compose merges the matching sources. Merging updates values in place, so every structured value is
+// copied before it enters the result.
+func (s *Sources) compose(t Target) map[string]interface{} {
 	data := map[string]interface{}{}
 	put := func(key string, parsed interface{}) {
 		v := deepCopy(parsed)
@@ -170,6 +207,12 @@ func (s *Sources) Compose(t Target) map[string]interface{} {
 // deepCopy copies the maps and lists that YAML decoding produces; scalars are immutable and shared.
 func deepCopy(v interface{}) interface{} {
 	switch t := v.(type) {
+	case map[string]interface{}:
+		m := make(map[string]interface{}, len(t))
+		for k, val := range t {
+			m[k] = deepCopy(val)
+		}
+		return m
 	case map[interface{}]interface{}:
 		m := make(map[interface{}]interface{}, len(t))
 		for k, val := range t {

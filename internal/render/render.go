@@ -168,6 +168,13 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	if diags.HasError() {
 		return nil, diags
 	}
+	layoutTree(res, assignments, rendered)
+	res.ContentHash = ContentHash(res.Files)
+	return res, diags
+}
+
+// layoutTree adds every rendered, unskipped assignment and its files to the result's GitOps tree.
+func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssignment) {
 	for i, r := range rendered {
 		if r.skipped {
 			continue
@@ -177,8 +184,6 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 			res.Files[p] = c
 		}
 	}
-	res.ContentHash = ContentHash(res.Files)
-	return res, diags
 }
 
 func abbreviate(names []string, limit int) string {
@@ -336,27 +341,7 @@ type renderedAssignment struct {
 }
 
 func (e *Engine) renderAssignments(environment string, set *model.Set, targets []*DeploymentTarget, assignments []Assignment, opts Options) ([]renderedAssignment, model.Diagnostics) {
-	clusterTypes := make(map[string]*model.ClusterType, len(set.ClusterTypes))
-	for _, ct := range set.ClusterTypes {
-		clusterTypes[ct.Metadata.Name] = ct
-	}
-	targetByName := make(map[string]*DeploymentTarget, len(targets))
-	for _, t := range targets {
-		targetByName[t.Name] = t
-	}
-	templates := make(map[string]*model.Template, len(builtinTemplates)+len(set.Templates))
-	for n, t := range builtinTemplates {
-		templates[n] = t
-	}
-	for _, t := range set.Templates {
-		templates[t.Metadata.Name] = t
-	}
-	sources := platformconfig.NewSources(set.ConfigMaps)
-	job := &assignmentJob{
-		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, opts: opts,
-	}
-
+	job := e.newAssignmentJob(environment, set, targets, opts)
 	out := make([]renderedAssignment, len(assignments))
 	workers := opts.Parallelism
 	if workers <= 0 {
@@ -383,6 +368,30 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 		diags = append(diags, r.diags...)
 	}
 	return out, diags
+}
+
+// newAssignmentJob indexes what every assignment's render looks up: cluster types, targets, templates, config sources.
+func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []*DeploymentTarget, opts Options) *assignmentJob {
+	clusterTypes := make(map[string]*model.ClusterType, len(set.ClusterTypes))
+	for _, ct := range set.ClusterTypes {
+		clusterTypes[ct.Metadata.Name] = ct
+	}
+	targetByName := make(map[string]*DeploymentTarget, len(targets))
+	for _, t := range targets {
+		targetByName[t.Name] = t
+	}
+	templates := make(map[string]*model.Template, len(builtinTemplates)+len(set.Templates))
+	for n, t := range builtinTemplates {
+		templates[n] = t
+	}
+	for _, t := range set.Templates {
+		templates[t.Metadata.Name] = t
+	}
+	sources := platformconfig.NewSources(set.ConfigMaps)
+	return &assignmentJob{
+		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
+		templates: templates, sources: sources, opts: opts,
+	}
 }
 
 type assignmentJob struct {
