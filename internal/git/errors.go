@@ -41,6 +41,8 @@ var (
 	ErrInvalidInput = errors.New("invalid input")
 	// ErrConflict: the branch kept moving while we pushed, and the retries were exhausted.
 	ErrConflict = errors.New("concurrent update conflict")
+	// ErrTimeout: a network operation took longer than Client.Timeout (nothing was written).
+	ErrTimeout = errors.New("timed out")
 )
 
 // Error describes a failed Git operation with the repository, branch and path it concerned.

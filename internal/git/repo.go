@@ -292,8 +292,10 @@ func classify(err error) error {
 		errors.Is(err, transport.ErrAuthorizationFailed),
 		errors.Is(err, transport.ErrInvalidAuthMethod):
 		return withClass(ErrAuth, fmt.Errorf("%v (check the token or ssh key and its permissions)", err))
-	case errors.Is(err, ErrAuth), errors.Is(err, ErrRepositoryNotFound), errors.Is(err, ErrBranchNotFound):
+	case errors.Is(err, ErrAuth), errors.Is(err, ErrRepositoryNotFound), errors.Is(err, ErrBranchNotFound), errors.Is(err, ErrTimeout):
 		return err
+	case errors.Is(err, context.DeadlineExceeded), strings.Contains(err.Error(), context.DeadlineExceeded.Error()):
+		return withClass(ErrTimeout, fmt.Errorf("%v (the operation exceeded the configured Git timeout)", err))
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "unable to authenticate") || strings.Contains(msg, "knownhosts:") || strings.Contains(msg, "host key") {

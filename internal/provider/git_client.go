@@ -52,6 +52,7 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 		v, _ = gitClients.LoadOrStore(d, &gitrepo.Client{
 			CacheDir: cacheDir,
 			Rewrites: d.GitURLRewrites,
+			Timeout:  d.GitTimeout,
 			Auth: gitrepo.Auth{
 				Token:          d.GitToken,
 				SSHPrivateKey:  d.SSHPrivateKey,

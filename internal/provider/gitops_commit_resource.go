@@ -599,6 +599,8 @@ func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
 		attrPath = path.Root("branch")
 	case errors.Is(err, gitrepo.ErrConflict):
 		hint = "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again."
+	case errors.Is(err, gitrepo.ErrTimeout):
+		hint = "The Git server did not answer within the provider's git_timeout; nothing was written. Raise git_timeout (or KALYPSO_GIT_TIMEOUT) for slow or large remotes, or check the server."
 	case errors.Is(err, gitrepo.ErrInvalidInput):
 		hint = "Fix path or the file names in files."
 	}

@@ -5,10 +5,13 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -35,6 +38,7 @@ type KalypsoProviderModel struct {
 	GitURLRewrites types.Map    `tfsdk:"git_url_rewrites"`
 	CacheDir       types.String `tfsdk:"cache_dir"`
 	CACertificates types.String `tfsdk:"ca_certificates"`
+	GitTimeout     types.String `tfsdk:"git_timeout"`
 }
 
 // AuthorModel is the commit author identity.
@@ -60,7 +64,12 @@ type ProviderData struct {
 	CacheDir string
 	// CACertificates is extra PEM CA bundle content for private Git hosts.
 	CACertificates string
+	// GitTimeout bounds each Git network operation (fetch, list, push).
+	GitTimeout time.Duration
 }
+
+// DefaultGitTimeout bounds each Git network operation when git_timeout is not set.
+const DefaultGitTimeout = 2 * time.Minute
 
 // New returns a constructor for the provider.
 func New(version string) func() provider.Provider {
@@ -115,8 +124,13 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:            true,
 			},
 			"ca_certificates": schema.StringAttribute{
-				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts. TLS verification is always on.",
+				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts, in addition to the system roots. TLS verification is always on; there is no option to skip it.",
 				Optional:            true,
+			},
+			"git_timeout": schema.StringAttribute{
+				MarkdownDescription: "Upper bound for each Git network operation (one fetch, one ref listing, one push), as a Go duration such as `90s` or `5m`. " +
+					"Defaults to `KALYPSO_GIT_TIMEOUT`, else `2m`. An operation that exceeds it fails the plan or apply without writing anything.",
+				Optional: true,
 			},
 		},
 	}
@@ -137,6 +151,16 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CacheDir:       firstNonEmpty(cfg.CacheDir.ValueString(), os.Getenv("KALYPSO_CACHE_DIR")),
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
+	}
+	data.GitTimeout = DefaultGitTimeout
+	if v := firstNonEmpty(cfg.GitTimeout.ValueString(), os.Getenv("KALYPSO_GIT_TIMEOUT")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("git_timeout"), "Invalid git_timeout",
+				fmt.Sprintf("%q is not a positive Go duration. Use a value such as \"90s\" or \"5m\" (from git_timeout or KALYPSO_GIT_TIMEOUT).", v))
+			return
+		}
+		data.GitTimeout = d
 	}
 	if !cfg.Author.IsNull() && !cfg.Author.IsUnknown() {
 		var author AuthorModel

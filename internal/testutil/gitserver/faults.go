@@ -1,0 +1,200 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitserver
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// Fault wrappers for Server.SetWrap / Options.Wrap. Each one only acts on requests that match; others
+// go to the real git http-backend untouched.
+
+// Match selects the requests a fault applies to.
+type Match func(r *http.Request) bool
+
+// ReceivePack matches the POST that carries a push (pack upload and ref update).
+func ReceivePack(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack")
+}
+
+// UploadPack matches the POST that carries a fetch negotiation and returns a pack.
+func UploadPack(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack")
+}
+
+// Any matches every request.
+func Any(*http.Request) bool { return true }
+
+// Counter counts the requests a fault acted on.
+type Counter struct{ n atomic.Int64 }
+
+// N returns the count.
+func (c *Counter) N() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.n.Load()
+}
+
+func (c *Counter) inc() {
+	if c != nil {
+		c.n.Add(1)
+	}
+}
+
+// Status answers matching requests with code before the backend sees them: nothing is stored.
+func Status(match Match, code int, hits *Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+			http.Error(w, "injected failure", code)
+		})
+	}
+}
+
+// StatusAfter lets the backend process matching requests completely (a push is stored and the ref
+// moves), then throws its answer away and answers code: the client never learns that it succeeded.
+func StatusAfter(match Match, code int, hits *Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			next.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+			http.Error(w, "injected failure after processing", code)
+		})
+	}
+}
+
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// CutRequest reads at most n bytes of a matching request's body (the middle of the pack for a
+// push), then hijacks the connection and closes it without an answer. The backend never runs.
+func CutRequest(match Match, n int64, hits *Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			_, _ = io.CopyN(io.Discard, r.Body, n)
+			hijackAndClose(w)
+		})
+	}
+}
+
+// CutResponse lets the backend answer a matching request but passes on only the first n bytes of
+// the answer (the middle of the pack for a fetch), then closes the connection.
+func CutResponse(match Match, n int, hits *Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			rec := &bufferWriter{h: http.Header{}}
+			next.ServeHTTP(rec, r)
+			for k, v := range rec.h {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(http.StatusOK)
+			body := rec.b
+			if len(body) > n {
+				body = body[:n]
+			}
+			_, _ = w.Write(body)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			hijackAndClose(w)
+		})
+	}
+}
+
+type bufferWriter struct {
+	h http.Header
+	b []byte
+}
+
+func (b *bufferWriter) Header() http.Header         { return b.h }
+func (b *bufferWriter) Write(p []byte) (int, error) { b.b = append(b.b, p...); return len(p), nil }
+func (b *bufferWriter) WriteHeader(int)             {}
+
+func hijackAndClose(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("gitserver: the response writer cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
+
+// Block holds matching requests until release is closed or the client gives up (its connection
+// closes), whichever comes first; entered receives one value per held request, when it is non-nil.
+// Once released, requests go to the backend. A client that gave up gets no answer.
+func Block(match Match, release <-chan struct{}, entered chan<- struct{}, hits *Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			// Read the whole body first: the server notices a client that hangs up only once it did.
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if entered != nil {
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
+			}
+			select {
+			case <-release:
+				if r.Context().Err() == nil {
+					next.ServeHTTP(w, r)
+				}
+			case <-r.Context().Done():
+			}
+		})
+	}
+}
+
+// Before runs f once, on the first matching request, before the backend handles it (for example a
+// force-push by another writer that lands just before ours).
+func Before(match Match, f func(), hits *Counter) func(http.Handler) http.Handler {
+	var once atomic.Bool
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) && once.CompareAndSwap(false, true) {
+				hits.inc()
+				f()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
