@@ -4,6 +4,7 @@
 package platformconfig
 
 import (
+	"math"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -111,7 +112,8 @@ func numberize(data map[string]interface{}) map[string]interface{} {
 				out[k] = i
 				continue
 			}
-			if f, err := strconv.ParseFloat(s, 64); err == nil {
+			// "NaN" and "Inf" parse as floats but have no JSON form; they stay strings.
+			if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 				out[k] = f
 				continue
 			}
