@@ -4,10 +4,10 @@
 package platformconfig
 
 import (
-	"math"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
