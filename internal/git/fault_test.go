@@ -104,7 +104,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 			arm: func(t *testing.T, srv *gitserver.Server, _ string) func(error) bool {
 				release := make(chan struct{})
 				t.Cleanup(func() { close(release) }) // never released during the Apply: only the timeout ends it
-				srv.SetWrap(gitserver.Block(gitserver.ReceivePack, release, nil, &hits))
+				srv.SetWrap(gitserver.Block(gitserver.ReceivePack, release, nil, nil, &hits))
 				return func(err error) bool { return errors.Is(err, gitrepo.ErrTimeout) }
 			},
 		},

@@ -332,6 +332,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Files under path that changed out of band (including a push whose answer was lost, or an apply
+	// killed after its push landed) move commit_sha to the head that now holds them.
+	drifted := !state.Files.Equal(fv)
 	state.Files = fv
 	if !state.PromotedCommitID.IsNull() {
 		if v, ok := snap.RootFiles[promotedCommitFile]; ok {
@@ -340,7 +343,7 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 			state.PromotedCommitID = types.StringNull()
 		}
 	}
-	if state.CommitSHA.IsNull() || state.CommitSHA.ValueString() == "" {
+	if state.CommitSHA.IsNull() || state.CommitSHA.ValueString() == "" || drifted {
 		state.CommitSHA = types.StringValue(snap.CommitSHA)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -151,9 +151,10 @@ func hijackAndClose(w http.ResponseWriter) {
 }
 
 // Block holds matching requests until release is closed or the client gives up (its connection
-// closes), whichever comes first; entered receives one value per held request, when it is non-nil.
-// Once released, requests go to the backend. A client that gave up gets no answer.
-func Block(match Match, release <-chan struct{}, entered chan<- struct{}, hits *Counter) func(http.Handler) http.Handler {
+// closes), whichever comes first; entered receives a value when a request is held, and gaveUp when
+// its client hung up (both optional, never blocking). Once released, requests go to the backend. A
+// client that gave up gets no answer and its request never reaches the backend.
+func Block(match Match, release <-chan struct{}, entered, gaveUp chan<- struct{}, hits *Counter) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !match(r) {
@@ -167,20 +168,45 @@ func Block(match Match, release <-chan struct{}, entered chan<- struct{}, hits *
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			if entered != nil {
-				select {
-				case entered <- struct{}{}:
-				default:
-				}
-			}
+			signal(entered)
 			select {
 			case <-release:
 				if r.Context().Err() == nil {
 					next.ServeHTTP(w, r)
 				}
 			case <-r.Context().Done():
+				signal(gaveUp)
 			}
 		})
+	}
+}
+
+// LandThenHang lets the backend fully process a matching request (a push lands and the ref moves),
+// then withholds the answer until the client hangs up: entered receives a value once the push
+// landed, gaveUp once the client is gone (both optional, never blocking).
+func LandThenHang(match Match, entered, gaveUp chan<- struct{}, hits *Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			next.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+			signal(entered)
+			<-r.Context().Done()
+			signal(gaveUp)
+		})
+	}
+}
+
+func signal(ch chan<- struct{}) {
+	if ch == nil {
+		return
+	}
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 
