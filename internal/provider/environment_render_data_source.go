@@ -31,6 +31,7 @@ type EnvironmentRenderModel struct {
 	Environment      types.String   `tfsdk:"environment"`
 	Manifests        []types.String `tfsdk:"manifests"`
 	ConfigValidation types.String   `tfsdk:"config_validation"`
+	OnlyClusterTypes []types.String `tfsdk:"only_cluster_types"`
 
 	Assignments  types.List   `tfsdk:"assignments"`
 	Files        types.Map    `tfsdk:"files"`
@@ -67,6 +68,13 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 				MarkdownDescription: "What a platform config that violates a config schema does: `error` (default) fails the read, " +
 					"`warn` reports a warning and leaves that assignment out.",
 				Validators: []validator.String{stringvalidator.OneOf(render.ConfigValidationError, render.ConfigValidationWarn)},
+			},
+			"only_cluster_types": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Narrows `assignments`, `files` and `content_hash` to the folders of these cluster types; " +
+					"`cluster_types` still lists every cluster type of the environment. At tens of thousands of assignments, use it " +
+					"with `for_each` over the cluster types to deliver one `kalypso_gitops_commit` per cluster type: the provider " +
+					"renders the environment once per plan and each instance only filters. An empty list returns no files.",
 			},
 			"assignments": schema.ListNestedAttribute{
 				Computed:            true,
@@ -113,11 +121,25 @@ func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.R
 	}
 	manifests, known := manifestStrings(data.Manifests)
 	var out renderOutputs
+	for _, ct := range data.OnlyClusterTypes {
+		known = known && !ct.IsUnknown()
+	}
 	if !known || data.Environment.IsUnknown() {
 		out = unknownRenderOutputs()
 	} else {
-		res, diags := render.Render(data.Environment.ValueString(), manifests, render.Options{ConfigValidation: data.ConfigValidation.ValueString()})
+		var only []string
+		if data.OnlyClusterTypes != nil {
+			only = make([]string, 0, len(data.OnlyClusterTypes))
+			for _, ct := range data.OnlyClusterTypes {
+				only = append(only, ct.ValueString())
+			}
+		}
+		opts := render.Options{ConfigValidation: data.ConfigValidation.ValueString()}
+		res, diags, err := renderCached(data.Environment.ValueString(), manifests, opts, only)
 		resp.Diagnostics.Append(engineDiagnostics(diags, path.Root("manifests"))...)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("only_cluster_types"), "Unknown cluster type", err.Error())
+		}
 		if resp.Diagnostics.HasError() {
 			return
 		}

@@ -5,8 +5,10 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -49,6 +51,14 @@ func (f *EnvironmentRenderFunction) Definition(_ context.Context, _ function.Def
 				MarkdownDescription: "Kalypso YAML: each string holds one or more `---`-separated documents of any Kalypso kind or v1 ConfigMap.",
 			},
 		},
+		VariadicParameter: function.DynamicParameter{
+			Name: "options",
+			MarkdownDescription: "At most one object of options. `only_cluster_types` (list of cluster type names) narrows " +
+				"`assignments`, `files` and `content_hash` to those cluster types' folders; `cluster_types` still lists every " +
+				"cluster type of the environment. At tens of thousands of assignments, use it with `for_each` over the cluster " +
+				"types to deliver one `kalypso_gitops_commit` per cluster type: the provider renders the environment once " +
+				"per plan and each call only filters. `{ only_cluster_types = [] }` returns the summary outputs without files.",
+		},
 		Return: function.ObjectReturn{AttributeTypes: renderOutputAttrTypes},
 	}
 }
@@ -56,14 +66,24 @@ func (f *EnvironmentRenderFunction) Definition(_ context.Context, _ function.Def
 func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	var environment string
 	var list []types.String
-	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &environment, &list))
+	var options []types.Dynamic
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &environment, &list, &options))
 	if resp.Error != nil {
 		return
 	}
+	only, funcErr := renderFunctionOptions(options)
+	if funcErr != nil {
+		resp.Error = funcErr
+		return
+	}
 	manifests, _ := manifestStrings(list)
-	res, diags := render.Render(environment, manifests, render.Options{})
+	res, diags, err := renderCached(environment, manifests, render.Options{}, only)
 	if errs := diags.Errors(); len(errs) > 0 {
 		resp.Error = function.ConcatFuncErrors(resp.Error, renderFuncError(errs))
+		return
+	}
+	if err != nil {
+		resp.Error = function.NewArgumentFuncError(2, err.Error())
 		return
 	}
 	out := toRenderOutputs(res)
@@ -90,4 +110,56 @@ func renderFuncError(errs model.Diagnostics) *function.FuncError {
 		return function.NewArgumentFuncError(1, b.String())
 	}
 	return function.NewArgumentFuncError(0, b.String())
+}
+
+// renderFunctionOptions reads the optional trailing options object. It returns only_cluster_types, nil
+// when the option is absent (render everything).
+func renderFunctionOptions(options []types.Dynamic) ([]string, *function.FuncError) {
+	if len(options) == 0 {
+		return nil, nil
+	}
+	if len(options) > 1 {
+		return nil, function.NewArgumentFuncError(int64(2+len(options)-1), "environment_render takes at most one options object")
+	}
+	var attrs map[string]attr.Value
+	switch v := options[0].UnderlyingValue().(type) {
+	case types.Object:
+		attrs = v.Attributes()
+	case types.Map:
+		attrs = v.Elements()
+	case nil:
+	default:
+		if !options[0].IsNull() {
+			return nil, function.NewArgumentFuncError(2, "options must be an object, for example { only_cluster_types = [\"small\"] }")
+		}
+	}
+	var only []string
+	for name, value := range attrs {
+		if name != "only_cluster_types" {
+			return nil, function.NewArgumentFuncError(2, fmt.Sprintf("unknown option %q; the options are: only_cluster_types", name))
+		}
+		if value.IsNull() {
+			continue
+		}
+		var elems []attr.Value
+		switch l := value.(type) {
+		case types.List:
+			elems = l.Elements()
+		case types.Tuple:
+			elems = l.Elements()
+		case types.Set:
+			elems = l.Elements()
+		default:
+			return nil, function.NewArgumentFuncError(2, "only_cluster_types must be a list of cluster type names")
+		}
+		only = make([]string, 0, len(elems))
+		for _, e := range elems {
+			s, ok := e.(types.String)
+			if !ok || s.IsNull() {
+				return nil, function.NewArgumentFuncError(2, "only_cluster_types must be a list of cluster type names")
+			}
+			only = append(only, s.ValueString())
+		}
+	}
+	return only, nil
 }
