@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# Copyright (c) The terraform-provider-kalypso authors.
+# SPDX-License-Identifier: MPL-2.0
+#
+# Side-by-side scale run, for BENCHMARKS.md. For each generated fleet it times `terraform plan`
+# (wall clock, and the peak RSS of terraform and of the provider process, measured separately) for:
+#   fn        provider::kalypso::environment_render, the whole result in one call
+#   ds        the kalypso_environment_render data source, the whole result
+#   fn-per-ct the function once per cluster type with { only_cluster_types = [ct] }, the for_each pattern
+#   hcl       benchmarks/hcl-baseline (1k and 10k only, under a timeout)
+# then times the first push and a one-file incremental push of the rendered tree into a local bare
+# repository, through `terraform apply` of kalypso_gitops_commit (small fleets) and through the same
+# Git code driven by tools/benchpush (every fleet). Writes results.csv, push.csv, results.md and
+# scale.png (log-log, gnuplot) to OUT_DIR.
+#
+#   benchmarks/compare.sh                       # all sizes
+#   SIZES="1k 10k" benchmarks/compare.sh        # a subset
+#
+# Environment: WORK_DIR (scratch, default /tmp/kalypso-bench), OUT_DIR (default benchmarks/results),
+# SIZES (default "1k 10k 86k 100k"), HCL_SIZES (default "1k 10k"), HCL_TIMEOUT seconds (default 900),
+# PLAN_TIMEOUT seconds (default 900), TF_PUSH_SIZES (default "1k 10k"), GO_BENCH (a `go test -bench`
+# output to take the engine figures from; make bench passes it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+WORK_DIR=${WORK_DIR:-/tmp/kalypso-bench}
+OUT_DIR=${OUT_DIR:-$root/benchmarks/results}
+SIZES=${SIZES:-"1k 10k 86k 100k"}
+HCL_SIZES=${HCL_SIZES:-"1k 10k"}
+HCL_TIMEOUT=${HCL_TIMEOUT:-900}
+PLAN_TIMEOUT=${PLAN_TIMEOUT:-900}
+TF_PUSH_SIZES=${TF_PUSH_SIZES:-"1k 10k"}
+GO_BENCH=${GO_BENCH:-}
+
+rm -rf "$WORK_DIR"
+mkdir -p "$WORK_DIR"/{bin,wrap,provtime,logs} "$OUT_DIR"
+
+echo "==> building the provider and tools"
+go build -o "$WORK_DIR/bin/terraform-provider-kalypso" .
+go build -o "$WORK_DIR/benchpush" ./tools/benchpush
+go build -o "$WORK_DIR/fleetgen" ./tools/fleetgen
+
+# Terraform starts the provider through this wrapper, so that /usr/bin/time reports each provider
+# process's own peak RSS and CPU time. Terraform passes its environment on to plugins.
+cat >"$WORK_DIR/wrap/terraform-provider-kalypso" <<EOF
+#!/bin/sh
+exec /usr/bin/time -v -o "\$KALYPSO_BENCH_PROVTIME/\$\$" "$WORK_DIR/bin/terraform-provider-kalypso" "\$@"
+EOF
+chmod +x "$WORK_DIR/wrap/terraform-provider-kalypso"
+cat >"$WORK_DIR/terraformrc" <<EOF
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/kalypso/kalypso" = "$WORK_DIR/wrap"
+  }
+  direct {}
+}
+EOF
+export TF_CLI_CONFIG_FILE="$WORK_DIR/terraformrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+
+# --- Terraform configurations -------------------------------------------------------------------
+
+# Every configuration reads the fleet the same way and outputs the same small summary, so that the
+# plan measures rendering and moving the result through Terraform, not printing 260k files.
+mkdir -p "$WORK_DIR/tf/fn" "$WORK_DIR/tf/ds" "$WORK_DIR/tf/fn-per-ct"
+header='terraform {
+  required_providers {
+    kalypso = { source = "kalypso/kalypso" }
+  }
+}
+
+variable "fleet_dir" { type = string }
+
+locals {
+  manifests = [for f in sort(fileset(var.fleet_dir, "**/*.yaml")) : file("${var.fleet_dir}/${f}")]
+}'
+cat >"$WORK_DIR/tf/fn/main.tf" <<EOF
+$header
+
+locals {
+  render = provider::kalypso::environment_render("dev", local.manifests)
+}
+
+output "assignment_count" { value = length(local.render.assignments) }
+output "file_count" { value = length(local.render.files) }
+output "content_hash" { value = local.render.content_hash }
+EOF
+cat >"$WORK_DIR/tf/ds/main.tf" <<EOF
+$header
+
+data "kalypso_environment_render" "dev" {
+  environment = "dev"
+  manifests   = local.manifests
+}
+
+output "assignment_count" { value = length(data.kalypso_environment_render.dev.assignments) }
+output "file_count" { value = length(data.kalypso_environment_render.dev.files) }
+output "content_hash" { value = data.kalypso_environment_render.dev.content_hash }
+EOF
+cat >"$WORK_DIR/tf/fn-per-ct/main.tf" <<EOF
+$header
+
+locals {
+  summary = provider::kalypso::environment_render("dev", local.manifests, { only_cluster_types = [] })
+}
+
+# One instance per cluster type, as kalypso_gitops_commit would be used. Each instance makes one call
+# and keeps the sizes of its folder; a real delivery would pass .files on instead.
+resource "terraform_data" "cluster_type" {
+  for_each = toset(local.summary.cluster_types)
+  input = {
+    for k, v in provider::kalypso::environment_render("dev", local.manifests, { only_cluster_types = [each.key] }) :
+    k => length(v) if contains(["assignments", "files"], k)
+  }
+}
+
+output "assignment_count" { value = sum([for r in terraform_data.cluster_type : r.input.assignments]) }
+output "file_count" { value = sum([for r in terraform_data.cluster_type : r.input.files]) }
+EOF
+# The HCL baseline as committed, with the same summary outputs in place of the full ones.
+mkdir -p "$WORK_DIR/tf/hcl"
+cp -r benchmarks/hcl-baseline/main.tf benchmarks/hcl-baseline/variables.tf benchmarks/hcl-baseline/templates "$WORK_DIR/tf/hcl/"
+cat >"$WORK_DIR/tf/hcl/outputs.tf" <<'EOF'
+output "assignment_count" { value = length(local.assignments) }
+output "file_count" { value = length(local.files) }
+EOF
+(cd "$WORK_DIR/tf/hcl" && terraform init -input=false >/dev/null)
+
+# --- measurement helpers -------------------------------------------------------------------------
+
+secs_since() { echo "$1 $EPOCHREALTIME" | awk '{printf "%.2f", $2 - $1}'; }
+# mib_max_rss FILE...: the largest "Maximum resident set size" among /usr/bin/time -v reports, in MiB.
+mib_max_rss() { { cat "$@" 2>/dev/null || true; } | awk -F': ' '/Maximum resident set size/ {if ($2 > m) m = $2} END {printf "%.0f", m / 1024}'; }
+cpu_sum() { { cat "$@" 2>/dev/null || true; } | awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}'; }
+
+results="$OUT_DIR/results.csv"
+echo "size,assignments,files,path,status,wall_s,terraform_rss_mib,provider_rss_mib,plan_rss_mib,provider_cpu_s" >"$results"
+
+# plan SIZE PATH TIMEOUT: one terraform plan, appended to results.csv.
+plan() {
+  local size=$1 path=$2 limit=$3
+  local log="$WORK_DIR/logs/plan-$path-$size" prov="$WORK_DIR/provtime/$path-$size"
+  mkdir -p "$prov"
+  local args=(-input=false -lock=false -out="$log.tfplan" -var "fleet_dir=$WORK_DIR/fleet-$size")
+  [ "$path" = hcl ] && args=(-input=false -lock=false -out="$log.tfplan" -var-file="$WORK_DIR/fleet-$size/fleet.auto.tfvars.json")
+  echo "--> plan $path $size (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  local start=$EPOCHREALTIME status=ok
+  KALYPSO_BENCH_PROVTIME=$prov timeout "$limit" /usr/bin/time -v -o "$log.time" \
+    terraform -chdir="$WORK_DIR/tf/$path" plan "${args[@]}" >"$log.out" 2>"$log.err" || status=failed
+  local wall
+  wall=$(secs_since "$start")
+  if [ "$status" = failed ] && awk "BEGIN {exit !($wall >= $limit - 1)}"; then status="timeout>${limit}s"; fi
+  local assignments=- files=-
+  if [ "$status" = ok ]; then
+    assignments=$(sed 's/\x1b\[[0-9;]*m//g' "$log.out" | awk '/assignment_count/ {print $NF; exit}')
+    files=$(sed 's/\x1b\[[0-9;]*m//g' "$log.out" | awk '/file_count/ {print $NF; exit}')
+  fi
+  local tf_rss prov_rss
+  tf_rss=$(mib_max_rss "$log.time")
+  prov_rss=$(mib_max_rss "$prov"/*)
+  [ "$path" = hcl ] && prov_rss=0
+  echo "$size,$assignments,$files,$path,$status,$wall,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(cpu_sum "$prov"/*)" | tee -a "$results"
+}
+
+# --- fleets and plans ----------------------------------------------------------------------------
+
+for size in $SIZES; do
+  "$WORK_DIR/fleetgen" -size "$size" -format both -out "$WORK_DIR/fleet-$size" >"$WORK_DIR/logs/fleet-$size.txt"
+done
+for size in $SIZES; do
+  for path in fn ds fn-per-ct; do
+    plan "$size" "$path" "$PLAN_TIMEOUT"
+  done
+  case " $HCL_SIZES " in *" $size "*) plan "$size" hcl "$HCL_TIMEOUT" ;; *) echo "$size,-,-,hcl,not run (cap: HCL_SIZES=$HCL_SIZES),-,-,-,-,-" >>"$results" ;; esac
+done
+
+# --- pushes --------------------------------------------------------------------------------------
+
+push="$OUT_DIR/push.csv"
+echo "size,method,files,first_push_s,one_file_push_s,peak_rss_mib" >"$push"
+
+# Through Terraform: kalypso_gitops_commit with the whole tree, plus one marker file whose content
+# changes between the two applies.
+mkdir -p "$WORK_DIR/tf/push"
+cat >"$WORK_DIR/tf/push/main.tf" <<EOF
+$header
+
+variable "repository" { type = string }
+variable "marker" { type = string }
+
+locals {
+  render = provider::kalypso::environment_render("dev", local.manifests)
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url = "file://\${var.repository}"
+  branch         = "main"
+  files          = merge(local.render.files, { "bench/marker.txt" = var.marker })
+  author         = { name = "bench", email = "bench@example.com" }
+}
+EOF
+tf_apply() {
+  local size=$1 marker=$2 log=$3
+  local start=$EPOCHREALTIME
+  KALYPSO_BENCH_PROVTIME=$WORK_DIR/provtime/push-$size timeout "$PLAN_TIMEOUT" /usr/bin/time -v -o "$log.time" \
+    terraform -chdir="$WORK_DIR/tf/push" apply -input=false -auto-approve -state="$WORK_DIR/push-$size.tfstate" \
+    -var "fleet_dir=$WORK_DIR/fleet-$size" -var "repository=$WORK_DIR/push-tf-$size.git" -var "marker=$marker" >"$log.out" 2>&1 || return 1
+  secs_since "$start"
+}
+for size in $TF_PUSH_SIZES; do
+  case " $SIZES " in *" $size "*) ;; *) continue ;; esac
+  echo "--> terraform apply kalypso_gitops_commit $size"
+  mkdir -p "$WORK_DIR/provtime/push-$size"
+  git init --quiet --bare --initial-branch=main "$WORK_DIR/push-tf-$size.git"
+  first=$(tf_apply "$size" one "$WORK_DIR/logs/push-tf-$size-first") || first=failed
+  second=$(tf_apply "$size" two "$WORK_DIR/logs/push-tf-$size-second") || second=failed
+  files=$(git -C "$WORK_DIR/push-tf-$size.git" ls-tree -r --name-only main | wc -l)
+  rss=$(($(mib_max_rss "$WORK_DIR"/logs/push-tf-"$size"-*.time) + $(mib_max_rss "$WORK_DIR/provtime/push-$size"/*)))
+  echo "$size,terraform apply (kalypso_gitops_commit),$files,$first,$second,$rss" | tee -a "$push"
+  echo "    state file: $(du -h "$WORK_DIR/push-$size.tfstate" | cut -f1)"
+done
+
+# Through the Git layer directly: whole tree, then one changed file.
+for size in $SIZES; do
+  echo "--> benchpush $size"
+  log="$WORK_DIR/logs/benchpush-$size"
+  if line=$(/usr/bin/time -v -o "$log.time" "$WORK_DIR/benchpush" -fleet "$WORK_DIR/fleet-$size" -repo "$WORK_DIR/push-go-$size.git" 2>"$log.err"); then
+    IFS=, read -r files _render first _noop one <<<"$line"
+    echo "$size,internal/git (tools/benchpush),$files,$first,$one,$(mib_max_rss "$log.time")" | tee -a "$push"
+  else
+    echo "$size,internal/git (tools/benchpush),-,failed,failed,-" | tee -a "$push"
+  fi
+done
+
+# --- engine figures from the Go benchmarks -------------------------------------------------------
+
+engine="$OUT_DIR/engine.csv"
+echo "size,assignments,seconds,peak_heap_mib" >"$engine"
+if [ -n "$GO_BENCH" ] && [ -f "$GO_BENCH" ]; then
+  # BenchmarkRender/100k-2  1  6864093588 ns/op  97938 assignments  294114 files  756.7 peak-heap-MiB ...
+  awk '$1 ~ /^BenchmarkRender\// {
+    split($1, a, "[/-]"); size = a[2]; ns = ""; asg = ""; peak = ""
+    for (i = 2; i < NF; i++) {
+      if ($(i+1) == "ns/op") ns = $i
+      if ($(i+1) == "assignments") asg = $i
+      if ($(i+1) == "peak-heap-MiB") peak = $i
+    }
+    printf "%s,%s,%.3f,%s\n", size, asg, ns / 1e9, peak
+  }' "$GO_BENCH" >>"$engine"
+fi
+
+# --- table and plot ------------------------------------------------------------------------------
+
+{
+  echo "| fleet | assignments | files | path | status | plan wall s | terraform RSS MiB | provider RSS MiB | plan RSS MiB (sum) | provider CPU s |"
+  echo "|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
+  tail -n +2 "$results" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
+  echo
+  echo "| fleet | push method | files in repo | first push s | one-file push s | peak RSS MiB |"
+  echo "|---|---|---:|---:|---:|---:|"
+  tail -n +2 "$push" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6}'
+  if [ "$(wc -l <"$engine")" -gt 1 ]; then
+    echo
+    echo "| fleet | assignments | engine s (BenchmarkRender) | engine peak heap MiB |"
+    echo "|---|---:|---:|---:|"
+    tail -n +2 "$engine" | awk -F, '{printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4}'
+  fi
+} >"$OUT_DIR/results.md"
+
+# Plot data: one file per series, "assignments value", successful runs only.
+for path in fn ds fn-per-ct hcl; do
+  awk -F, -v p="$path" '$4 == p && $5 == "ok" {print $2, $6, $9}' "$results" >"$WORK_DIR/series-$path.dat"
+done
+tail -n +2 "$engine" | awk -F, '{print $2, $3, $4}' >"$WORK_DIR/series-engine.dat"
+gnuplot <<EOF
+set terminal pngcairo size 1400,560 font ",11"
+set output "$OUT_DIR/scale.png"
+set multiplot layout 1,2 title "terraform-provider-kalypso scale run ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+set logscale xy
+set grid
+set key top left
+set xlabel "assignments"
+set ylabel "seconds"
+set title "terraform plan wall clock / engine time"
+plot "$WORK_DIR/series-fn.dat" using 1:2 with linespoints title "plan: function", \
+     "$WORK_DIR/series-ds.dat" using 1:2 with linespoints title "plan: data source", \
+     "$WORK_DIR/series-fn-per-ct.dat" using 1:2 with linespoints title "plan: function per cluster type", \
+     "$WORK_DIR/series-hcl.dat" using 1:2 with linespoints title "plan: plain HCL baseline", \
+     "$WORK_DIR/series-engine.dat" using 1:2 with linespoints title "engine (Go benchmark)", \
+     [1000:100000] x / 1000.0 dashtype 2 lc rgb "gray" title "linear (slope 1)"
+set ylabel "MiB"
+set title "peak memory: terraform + provider RSS / engine heap"
+plot "$WORK_DIR/series-fn.dat" using 1:3 with linespoints title "plan: function", \
+     "$WORK_DIR/series-ds.dat" using 1:3 with linespoints title "plan: data source", \
+     "$WORK_DIR/series-fn-per-ct.dat" using 1:3 with linespoints title "plan: function per cluster type", \
+     "$WORK_DIR/series-hcl.dat" using 1:3 with linespoints title "plan: plain HCL baseline", \
+     "$WORK_DIR/series-engine.dat" using 1:3 with linespoints title "engine peak heap (Go benchmark)"
+unset multiplot
+EOF
+
+{
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(free -h | awk '/Mem:/ {print $2}') RAM"
+  echo "go: $(go version | cut -d' ' -f3-)"
+  echo "terraform: $(terraform version | head -1)"
+  echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >"$OUT_DIR/machine.txt"
+cat "$OUT_DIR/results.md" "$OUT_DIR/machine.txt"
+echo "==> wrote $OUT_DIR/{results.csv,push.csv,engine.csv,results.md,scale.png,machine.txt}"
