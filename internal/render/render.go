@@ -335,9 +335,10 @@ func selectorDiag(src model.Source, name, field string, err error) model.Diagnos
 }
 
 type renderedAssignment struct {
-	files   map[string]string
-	diags   model.Diagnostics
-	skipped bool
+	files      map[string]string
+	diags      model.Diagnostics
+	yamlIssues []yamlIssue
+	skipped    bool
 }
 
 func (e *Engine) renderAssignments(environment string, set *model.Set, targets []*DeploymentTarget, assignments []Assignment, opts Options) ([]renderedAssignment, model.Diagnostics) {
@@ -367,6 +368,7 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 	for _, r := range out {
 		diags = append(diags, r.diags...)
 	}
+	diags = append(diags, mergeYAMLIssues(out)...)
 	return out, diags
 }
 
@@ -484,6 +486,19 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 			}
 			if content == "" {
 				continue
+			}
+		}
+		// Built-in templates quote every value they insert; only input templates are checked.
+		if strings.HasSuffix(file, ".yaml") && tmpl != builtinTemplates[use.name] {
+			for i, m := range out {
+				if err := invalidYAML(m); err != nil {
+					r.yamlIssues = append(r.yamlIssues, yamlIssue{key: fmt.Sprintf("%s\x00%d", use.name, i), diag: model.Diagnostic{
+						Severity: model.SeverityWarning, Summary: SummaryInvalidYAML, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: use.field,
+						Detail: fmt.Sprintf("%s (deployment target %q on cluster type %q): manifests[%d] of Template %q rendered text that is not YAML: %v. "+
+							"The file is written as rendered, as upstream Kalypso does, but Flux or Argo CD will fail to apply it; fix the template.",
+							a.Path+"/"+file, t.Name, ct.Metadata.Name, i, use.name, err),
+					}})
+				}
 			}
 		}
 		files[a.Path+"/"+file] = content

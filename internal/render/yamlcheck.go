@@ -1,0 +1,72 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	yamlv3 "gopkg.in/yaml.v3"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+)
+
+// SummaryInvalidYAML is the warning for a rendered .yaml file that does not parse.
+//
+// Upstream Kalypso writes such a file as rendered and lets Flux or Argo CD fail on the cluster. We keep
+// the bytes (the tree stays identical to upstream's) but warn at plan time, naming the file, the
+// template and its manifest index, so that the reviewer sees it before anything is pushed. One warning
+// is reported per template manifest, naming the first file and how many more are affected.
+const SummaryInvalidYAML = "Rendered file is not valid YAML"
+
+// yamlIssue is one template manifest whose output did not parse, in one assignment.
+type yamlIssue struct {
+	key  string // template name and manifest index
+	diag model.Diagnostic
+}
+
+// invalidYAML returns the first syntax error of text, read as a `---` stream of YAML documents, or nil.
+// Aliases are not expanded, so a YAML bomb costs nothing here.
+func invalidYAML(text string) error {
+	dec := yamlv3.NewDecoder(strings.NewReader(text))
+	for {
+		var n yamlv3.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// mergeYAMLIssues keeps the first issue of each template manifest (in assignment order, so the
+// result is deterministic) and counts the files it also affects.
+func mergeYAMLIssues(rendered []renderedAssignment) model.Diagnostics {
+	var order []string
+	first := map[string]model.Diagnostic{}
+	more := map[string]int{}
+	for _, r := range rendered {
+		for _, is := range r.yamlIssues {
+			if _, seen := first[is.key]; seen {
+				more[is.key]++
+				continue
+			}
+			order = append(order, is.key)
+			first[is.key] = is.diag
+		}
+	}
+	var out model.Diagnostics
+	for _, k := range order {
+		d := first[k]
+		if n := more[k]; n > 0 {
+			d.Detail += fmt.Sprintf(" The same template manifest produced invalid YAML in %d more file(s).", n)
+		}
+		out = append(out, d)
+	}
+	return out
+}
