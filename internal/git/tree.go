@@ -49,6 +49,9 @@ func ValidateFileName(name string) error {
 	return nil
 }
 
+// maxSegment is NAME_MAX of common file systems: a longer file or directory name cannot be checked out.
+const maxSegment = 255
+
 func splitSegments(p string) ([]string, error) {
 	if strings.ContainsRune(p, 0) {
 		return nil, errors.New("contains a NUL byte")
@@ -65,6 +68,8 @@ func splitSegments(p string) ([]string, error) {
 			return nil, fmt.Errorf("contains a %q segment", s)
 		case strings.EqualFold(s, ".git"):
 			return nil, errors.New("contains a .git segment")
+		case len(s) > maxSegment:
+			return nil, fmt.Errorf("has a segment of %d bytes; file systems store at most %d, so no cluster could check it out", len(s), maxSegment)
 		}
 	}
 	return segs, nil
