@@ -131,7 +131,7 @@ func (c *Client) resolve(repoURL string) (*endpoint, error) {
 func checkNoCredentials(u string) error {
 	ep, err := transport.NewEndpoint(u)
 	if err != nil {
-		return nil // reported by the caller with a better message
+		return nil //nolint:nilerr // an unparsable URL is reported by the caller with a better message
 	}
 	switch ep.Protocol {
 	case "http", "https":
@@ -270,7 +270,7 @@ var locks sync.Map // string -> *sync.Mutex
 
 func lockFor(key string) func() {
 	m, _ := locks.LoadOrStore(key, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
+	mu := m.(*sync.Mutex) //nolint:forcetypeassert // locks only ever holds *sync.Mutex
 	mu.Lock()
 	return mu.Unlock
 }

@@ -16,11 +16,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
-// push sends objs in one pack and updates ref from old to new in a single
+// push sends objs in one pack and updates ref from old to target in a single
 // receive-pack command. The server applies the update only if ref still holds
 // old (compare-and-swap), so a concurrent writer is never overwritten; that case
 // returns errRejected. With force, old is whatever the server advertises.
-func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, new plumbing.Hash, force bool, objs []plumbing.Hash) error {
+func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash) error {
 	ctx, cancel := s.c.withTimeout(ctx)
 	defer cancel()
 	ep, err := transport.NewEndpoint(s.e.url)
@@ -54,7 +54,7 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, new
 	} else if current != old {
 		return fmt.Errorf("%w: %s is at %s on the remote, expected %s", errRejected, ref, short(current), short(old))
 	}
-	if current == new {
+	if current == target {
 		return nil
 	}
 
@@ -64,7 +64,7 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, new
 	} else {
 		req = packp.NewReferenceUpdateRequest()
 	}
-	req.Commands = []*packp.Command{{Name: ref, Old: old, New: new}}
+	req.Commands = []*packp.Command{{Name: ref, Old: old, New: target}}
 
 	seen := make(map[plumbing.Hash]struct{}, len(objs))
 	uniq := make([]plumbing.Hash, 0, len(objs))

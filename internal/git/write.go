@@ -372,10 +372,10 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 	return st.SetEncodedObject(obj)
 }
 
-// updateRef moves refs/heads/<branch> from old (zero: must not exist) to new, or
+// updateRef moves refs/heads/<branch> from old (zero: must not exist) to target, or
 // pushes it with exactly objs (the objects new relative to old's tree). force
 // replaces whatever the branch holds (pull-request head branches only).
-func (s *session) updateRef(ctx context.Context, branch string, old, new plumbing.Hash, force bool, objs []plumbing.Hash) error {
+func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, force bool, objs []plumbing.Hash) error {
 	name := plumbing.NewBranchReferenceName(branch)
 	if s.e.local {
 		if s.gitDir != s.e.dir {
@@ -383,12 +383,12 @@ func (s *session) updateRef(ctx context.Context, branch string, old, new plumbin
 				return withClass(ErrInvalidInput, fmt.Errorf("refusing to update branch %q: it is checked out in the working tree at %s (like git's receive.denyCurrentBranch); use a bare repository or another branch", branch, s.e.dir))
 			}
 		}
-		return s.casLocalRef(name, old, new, force)
+		return s.casLocalRef(name, old, target, force)
 	}
-	if err := s.push(ctx, name, old, new, force, objs); err != nil {
+	if err := s.push(ctx, name, old, target, force, objs); err != nil {
 		return err
 	}
-	return s.repo.Storer.SetReference(plumbing.NewHashReference(trackingRef(branch), new))
+	return s.repo.Storer.SetReference(plumbing.NewHashReference(trackingRef(branch), target))
 }
 
 func isRejection(err error) bool {
@@ -403,7 +403,7 @@ func isRejection(err error) bool {
 
 // casLocalRef updates a ref of a local repository with git's own lock-file protocol
 // (refs/heads/<b>.lock, O_EXCL, then rename), so that it serialises with git CLI writers.
-func (s *session) casLocalRef(name plumbing.ReferenceName, old, new plumbing.Hash, force bool) error {
+func (s *session) casLocalRef(name plumbing.ReferenceName, old, target plumbing.Hash, force bool) error {
 	refPath := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return err
@@ -433,7 +433,7 @@ func (s *session) casLocalRef(name plumbing.ReferenceName, old, new plumbing.Has
 		f.Close()
 		return fmt.Errorf("%w: %s is at %s, expected %s", errRejected, name, short(cur), short(old))
 	}
-	if _, err := f.WriteString(new.String() + "\n"); err != nil {
+	if _, err := f.WriteString(target.String() + "\n"); err != nil {
 		f.Close()
 		return err
 	}

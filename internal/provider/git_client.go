@@ -61,7 +61,7 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 			},
 		})
 	}
-	base := v.(*gitrepo.Client)
+	base := v.(*gitrepo.Client) //nolint:forcetypeassert // gitClients only ever holds *gitrepo.Client
 	if len(opts) == 0 {
 		return base
 	}
