@@ -606,6 +606,8 @@ func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
 		hint = "The Git server did not answer within the provider's git_timeout; nothing was written. Raise git_timeout (or KALYPSO_GIT_TIMEOUT) for slow or large remotes, or check the server."
 	case errors.Is(err, gitrepo.ErrInvalidInput):
 		hint = "Fix path or the file names in files."
+	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
+		hint = "TLS verification of the Git server failed (it is always on). For a server whose certificate comes from a private CA, put that CA's PEM certificate in the provider's ca_certificates."
 	}
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)
 	if attrPath.Equal(path.Empty()) {

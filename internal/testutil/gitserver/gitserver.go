@@ -9,10 +9,12 @@ package gitserver
 
 import (
 	"bytes"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,12 +175,16 @@ type Options struct {
 	Token string
 	// Wrap, when set, wraps the Git handler (after auth) to inject faults.
 	Wrap func(next http.Handler) http.Handler
+	// TLS serves https (httptest's self-signed certificate for 127.0.0.1); Server.CAPEM trusts it.
+	TLS bool
 }
 
 // Server is a real smart-HTTP Git server (git http-backend) serving every repository below Root.
 type Server struct {
 	URL  string
 	Root string
+	// CAPEM is the PEM certificate that a client must trust to reach a TLS server (Options.TLS).
+	CAPEM string
 
 	mu    sync.RWMutex
 	token string
@@ -208,6 +214,14 @@ func Start(t testing.TB, root string, opts Options) *Server {
 			"GIT_CONFIG_KEY_0=http.receivepack",
 			"GIT_CONFIG_VALUE_0=true",
 		},
+	}
+	if opts.TLS {
+		ts := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+		ts.StartTLS()
+		t.Cleanup(ts.Close)
+		s.URL = ts.URL
+		s.CAPEM = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}))
+		return s
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
