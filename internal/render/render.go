@@ -392,12 +392,13 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	sources := platformconfig.NewSources(set.ConfigMaps)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, opts: opts,
+		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{},
 	}
 }
 
 type assignmentJob struct {
 	engine       *Engine
+	yamlChecks   *yamlChecker
 	environment  string
 	set          *model.Set
 	clusterTypes map[string]*model.ClusterType
@@ -491,7 +492,7 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 		// Built-in templates quote every value they insert; only input templates are checked.
 		if strings.HasSuffix(file, ".yaml") && tmpl != builtinTemplates[use.name] {
 			for i, m := range out {
-				if err := invalidYAML(m); err != nil {
+				if err := j.yamlChecks.invalid(m, a.Namespace, t.Name, ct.Metadata.Name, t.Workload, j.environment); err != nil {
 					r.yamlIssues = append(r.yamlIssues, yamlIssue{key: fmt.Sprintf("%s\x00%d", use.name, i), diag: model.Diagnostic{
 						Severity: model.SeverityWarning, Summary: SummaryInvalidYAML, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: use.field,
 						Detail: fmt.Sprintf("%s (deployment target %q on cluster type %q): manifests[%d] of Template %q rendered text that is not YAML: %v. "+
