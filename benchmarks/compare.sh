@@ -42,10 +42,13 @@ go build -o "$WORK_DIR/benchpush" ./tools/benchpush
 go build -o "$WORK_DIR/fleetgen" ./tools/fleetgen
 
 # Terraform starts the provider through this wrapper, so that /usr/bin/time reports each provider
-# process's own peak RSS and CPU time. Terraform passes its environment on to plugins.
+# process's own peak RSS and CPU time. Terraform passes its environment on to plugins. time runs as a
+# child, not through exec: when a busy provider is slow to shut down, go-plugin kills the process it
+# started, and that must not take the report with it.
 cat >"$WORK_DIR/wrap/terraform-provider-kalypso" <<EOF
 #!/bin/sh
-exec /usr/bin/time -v -o "\$KALYPSO_BENCH_PROVTIME/\$\$" "$WORK_DIR/bin/terraform-provider-kalypso" "\$@"
+/usr/bin/time -v -o "\$KALYPSO_BENCH_PROVTIME/\$\$" "$WORK_DIR/bin/terraform-provider-kalypso" "\$@" &
+wait \$!
 EOF
 chmod +x "$WORK_DIR/wrap/terraform-provider-kalypso"
 cat >"$WORK_DIR/terraformrc" <<EOF
@@ -133,6 +136,15 @@ secs_since() { echo "$1 $EPOCHREALTIME" | awk '{printf "%.2f", $2 - $1}'; }
 mib_max_rss() { { cat "$@" 2>/dev/null || true; } | awk -F': ' '/Maximum resident set size/ {if ($2 > m) m = $2} END {printf "%.0f", m / 1024}'; }
 cpu_sum() { { cat "$@" 2>/dev/null || true; } | awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}'; }
 
+# A provider may still be shutting down when terraform exits; its report is written when it is done.
+wait_for_providers() {
+  local i
+  for i in $(seq 100); do
+    pgrep -f "$WORK_DIR/bin/terraform-provider-kalypso" >/dev/null || return 0
+    sleep 0.2
+  done
+}
+
 results="$OUT_DIR/results.csv"
 echo "size,assignments,files,path,status,wall_s,terraform_rss_mib,provider_rss_mib,plan_rss_mib,provider_cpu_s" >"$results"
 
@@ -149,6 +161,7 @@ plan() {
     terraform -chdir="$WORK_DIR/tf/$path" plan "${args[@]}" >"$log.out" 2>"$log.err" || status=failed
   local wall
   wall=$(secs_since "$start")
+  wait_for_providers
   if [ "$status" = failed ] && awk "BEGIN {exit !($wall >= $limit - 1)}"; then status="timeout>${limit}s"; fi
   local assignments=- files=-
   if [ "$status" = ok ]; then
@@ -205,6 +218,7 @@ tf_apply() {
   KALYPSO_BENCH_PROVTIME=$WORK_DIR/provtime/push-$size timeout "$PLAN_TIMEOUT" /usr/bin/time -v -o "$log.time" \
     terraform -chdir="$WORK_DIR/tf/push" apply -input=false -auto-approve -state="$WORK_DIR/push-$size.tfstate" \
     -var "fleet_dir=$WORK_DIR/fleet-$size" -var "repository=$WORK_DIR/push-tf-$size.git" -var "marker=$marker" >"$log.out" 2>&1 || return 1
+  wait_for_providers
   secs_since "$start"
 }
 for size in $TF_PUSH_SIZES; do
