@@ -48,6 +48,7 @@ type faultRig struct {
 	tf   *terraformCLI
 	work string
 	repo string
+	path string // the resource's path
 	srv  *gitserver.Server
 	// outputs collects every terraform output, scanned for secrets at the end.
 	outputs []string
@@ -59,7 +60,7 @@ func newFaultRig(t *testing.T, providerExtra string) *faultRig {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	root := t.TempDir()
-	r := &faultRig{t: t, work: t.TempDir()}
+	r := &faultRig{t: t, work: t.TempDir(), path: "clusters"}
 	r.repo = gitserver.NewSeededRepo(t, root, "fleet.git", "main", faultOutsideFiles)
 	r.srv = gitserver.Start(t, root, gitserver.Options{Token: faultToken})
 	t.Setenv("GITHUB_TOKEN", "")
@@ -77,7 +78,7 @@ func (r *faultRig) write(files map[string]string, providerExtra string) {
 	var b strings.Builder
 	b.WriteString("terraform {\n  required_providers {\n    kalypso = { source = \"kalypso/kalypso\" }\n  }\n}\n\n")
 	fmt.Fprintf(&b, "provider \"kalypso\" {\n  cache_dir = %s\n%s\n}\n\n", gitopsHCL(filepath.Join(r.work, "cache")), providerExtra)
-	fmt.Fprintf(&b, "resource \"kalypso_gitops_commit\" \"test\" {\n  repository_url = %s\n  branch = \"main\"\n  path = \"clusters\"\n  files = {\n", gitopsHCL(r.srv.RepoURL("fleet.git")))
+	fmt.Fprintf(&b, "resource \"kalypso_gitops_commit\" \"test\" {\n  repository_url = %s\n  branch = \"main\"\n  path = %s\n  files = {\n", gitopsHCL(r.srv.RepoURL("fleet.git")), gitopsHCL(r.path))
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -147,7 +148,7 @@ func (r *faultRig) state() (map[string]string, string) {
 // expectRemote asserts the whole branch tree (outside files untouched, managed files == managed) and commit count.
 func (r *faultRig) expectRemote(managed map[string]string, commits int) {
 	r.t.Helper()
-	want := gitopsMerged(faultOutsideFiles, gitopsPrefixed("clusters/", managed))
+	want := gitopsMerged(faultOutsideFiles, gitopsPrefixed(r.path+"/", managed))
 	if got := gitserver.Files(r.t, r.repo, "main"); !reflect.DeepEqual(got, want) {
 		r.t.Errorf("branch tree:\n got %v\nwant %v", got, want)
 	}
