@@ -7,6 +7,7 @@
 # so no registry and no `terraform init` are needed. Directories that are documentation snippets
 # (no required_providers block) get a temporary one declaring kalypso/kalypso. Each directory is
 # validated in a temporary copy, so the working tree is never touched.
+# TERRAFORM=/path/to/tofu validates with OpenTofu instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -20,6 +21,7 @@ cat > "$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {
     "registry.terraform.io/kalypso/kalypso" = "$work/bin"
+    "registry.opentofu.org/kalypso/kalypso" = "$work/bin"
   }
   direct {}
 }
