@@ -82,7 +82,7 @@ data "kalypso_environment_render" "this" {
 			av + "kind: Template\nmetadata:\n  name: configmap\nspec:\n  type: config\n  manifests:\n    - 'x: {{ .ConfigData.SELF }}'\n"),
 			[]string{"Error: Template failed", `Field: spec.configType`, `after 10 renders`}},
 		{"render: template reads an environment variable", render2(av + "kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ env \"GIT_TOKEN\" }}'\n"),
-			[]string{"Error: Template failed", `Field: spec.reconciler`, `env`}},
+			[]string{"Error: Template failed", `Field: spec.reconciler`, `env is disabled in Kalypso templates`}},
 		{"render: YAML bomb", render2(bomb), []string{"Error: Malformed YAML document", `manifests[1], document 0`}},
 		{"render: tab indentation", render2(av + "kind: ClusterType\nmetadata:\n\tname: x\n"), []string{"Error: Malformed YAML document", `manifests[1], document 0`}},
 		{"render: duplicate key", render2(av + "kind: ClusterType\nkind: ClusterType\nmetadata:\n  name: x\n"), []string{"Error: Malformed YAML document", `manifests[1], document 0`}},

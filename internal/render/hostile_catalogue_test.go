@@ -66,14 +66,16 @@ func TestHostileInputCatalogue_Render(t *testing.T) {
 		{"template parse error", withTemplate(0, templateDoc("rec", "reconciler", "", "{{ .Workload ")),
 			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, `Template "rec"`, nil},
 		{"template reads the environment (env)", withTemplate(0, templateDoc("rec", "reconciler", "", `{{ env "GIT_TOKEN" }}`)),
-			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "env", nil},
+			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "env is disabled in Kalypso templates", nil},
 		{"template expands the environment (expandenv)", withTemplate(0, templateDoc("rec", "reconciler", "", `{{ expandenv "$HOME" }}`)),
-			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "expandenv", nil},
+			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "expandenv is disabled", nil},
 		{"template resolves host names (getHostByName)", withTemplate(0, templateDoc("rec", "reconciler", "", `{{ getHostByName "localhost" }}`)),
-			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "getHostByName", nil},
+			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "getHostByName is disabled", nil},
 		{"config value re-rendered into env", withTemplate(2, templateDoc("cfg", "config", "yaml", "x: {{ .ConfigData.X }}\n"),
 			configMapDoc("c", map[string]string{"platform-config": "true"}, map[string]string{"X": `{{ env "GIT_TOKEN" }}`})),
-			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.configType", 0, "env", nil},
+			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.configType", 0, "env is disabled in Kalypso templates", nil},
+		{"app team's Workload text re-rendered into env", withTemplate(0, templateDoc("rec", "reconciler", "", "path: {{ .Manifests.path }}\n")),
+			"Template failed", model.SeverityError, model.KindClusterType, "large", "spec.reconciler", 0, "env is disabled in Kalypso templates", nil},
 		{"template produces invalid YAML: warning, file written as rendered", withTemplate(0, templateDoc("rec", "reconciler", "", "ok: 1\n", "kind: [unclosed\n")),
 			SummaryInvalidYAML, model.SeverityWarning, model.KindClusterType, "large", "spec.reconciler", 0, `large/app-t/reconciler.yaml (deployment target "app-t" on cluster type "large"): manifests[1] of Template "rec"`,
 			[]string{"large/app-t/reconciler.yaml"}},
@@ -104,6 +106,13 @@ func TestHostileInputCatalogue_Render(t *testing.T) {
 		{"invalid config schema", base(configSchemaDoc("s", nil, "{not json")),
 			"Invalid config schema", model.SeverityError, model.KindClusterType, "large", "", 0, "ConfigSchema s", nil},
 	}
+	// The app team controls its Workload file: its manifests.path asks for the provider's environment.
+	for i := range cases {
+		if strings.HasPrefix(cases[i].name, "app team's") {
+			cases[i].docs[2] = strings.Replace(cases[i].docs[2], "path: ./t", `path: '{{ env "KALYPSO_CATALOGUE_SECRET" }}'`, 1)
+		}
+	}
+	t.Setenv("KALYPSO_CATALOGUE_SECRET", "s3cr3t-value")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var res *Result
@@ -138,6 +147,14 @@ func TestHostileInputCatalogue_Render(t *testing.T) {
 			}
 			if res != nil {
 				assertTreeSafe(t, res.Files)
+				for p, content := range res.Files {
+					if strings.Contains(content, "s3cr3t-value") {
+						t.Errorf("%s holds the environment variable", p)
+					}
+				}
+			}
+			if strings.Contains(d.Detail, "s3cr3t-value") {
+				t.Errorf("the diagnostic holds the environment variable: %s", d.Detail)
 			}
 		})
 	}
