@@ -184,8 +184,9 @@ func (r *faultRig) converge(commits int) {
 	r.expectStateMatchesRemote(faultV2)
 }
 
-// scan fails when a secret appears in any terraform output (plan, apply, diagnostics), the state
-// files, or the TF_LOG=trace log.
+// scan fails when a secret appears in any terraform output (plan, apply, diagnostics), any file of
+// the working directory (state files and backups, saved plans, the TF_LOG=trace log of Terraform and
+// of the provider), or the provider's Git cache (cache_dir).
 func (r *faultRig) scan(secrets ...string) {
 	r.t.Helper()
 	for i, out := range r.outputs {
@@ -197,7 +198,7 @@ func (r *faultRig) scan(secrets ...string) {
 	}
 	var sawLog, sawState bool
 	err := filepath.Walk(r.work, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() || strings.Contains(p, string(filepath.Separator)+"cache"+string(filepath.Separator)) {
+		if err != nil || info.IsDir() {
 			return err
 		}
 		b, err := os.ReadFile(p)
