@@ -100,7 +100,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 		},
 		{
 			name:    "slow server beyond the configured timeout",
-			timeout: 300 * time.Millisecond,
+			timeout: 5 * time.Second, // generous: the fetch before the push must fit in it on a loaded machine
 			arm: func(t *testing.T, srv *gitserver.Server, _ string) func(error) bool {
 				release := make(chan struct{})
 				t.Cleanup(func() { close(release) }) // never released during the Apply: only the timeout ends it

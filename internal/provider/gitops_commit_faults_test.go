@@ -263,7 +263,7 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 		},
 		{
 			name:     "slow server beyond git_timeout",
-			provider: `  git_timeout = "3s"`,
+			provider: `  git_timeout = "10s"`, // generous: every fetch of plan and apply must fit in it on a loaded machine
 			arm: func(r *faultRig) func() {
 				release := make(chan struct{})
 				r.srv.SetWrap(gitserver.Block(gitserver.ReceivePack, release, nil, nil, nil))
