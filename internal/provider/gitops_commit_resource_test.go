@@ -132,7 +132,7 @@ func gitopsMerged(maps ...map[string]string) map[string]string {
 	return out
 }
 
-func gitopsPrefixed(prefix string, m map[string]string) map[string]string {
+func gitopsPrefixed(prefix string, m map[string]string) map[string]string { //nolint:unparam // every test uses path "clusters" today; the prefix keeps the helper honest
 	out := map[string]string{}
 	for k, v := range m {
 		out[prefix+k] = v
@@ -301,7 +301,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)authentication.*git_token`),
 			},
 			{
-				PreConfig: func() { os.Setenv("GIT_TOKEN", token) },
+				PreConfig: func() { t.Setenv("GIT_TOKEN", token) },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -426,7 +426,7 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 				},
 			},
 			{ // known_hosts now names another key, but the pinned fingerprint is used
-				PreConfig: func() { os.Setenv("GIT_SSH_KNOWN_HOSTS", other.KnownHosts) },
+				PreConfig: func() { t.Setenv("GIT_SSH_KNOWN_HOSTS", other.KnownHosts) },
 				Config:    cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigStateChecks: []statecheck.StateCheck{
 					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
