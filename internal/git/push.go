@@ -88,7 +88,7 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 	report, err := sess.ReceivePack(ctx, req)
 	if err != nil {
 		_ = rd.CloseWithError(err)
-		_ = <-done // the ReceivePack error above is the one to report
+		<-done //nolint:errcheck // the ReceivePack error above is the one to report
 		if isRejection(err) {
 			return fmt.Errorf("%w: %v", errRejected, err)
 		}
