@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -140,7 +141,8 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 		return nil, diags
 	}
 
-	res := &Result{Environment: environment, Files: map[string]string{}, PromotedCommit: set.PromotedCommit()}
+	// Three files per assignment and a README per cluster type: sized once, the map never grows.
+	res := &Result{Environment: environment, Files: make(map[string]string, 3*len(assignments)+len(set.ClusterTypes)), PromotedCommit: set.PromotedCommit()}
 	for _, ct := range set.ClusterTypes {
 		res.ClusterTypes = append(res.ClusterTypes, ct.Metadata.Name)
 		res.Files[ct.Metadata.Name+"/README.md"] = ReadmeText
@@ -270,9 +272,14 @@ func DeriveTargets(environment string, set *model.Set) ([]*DeploymentTarget, mod
 // (upstream fails instead).
 func Schedule(environment string, set *model.Set, targets []*DeploymentTarget) ([]Assignment, model.Diagnostics) {
 	var diags model.Diagnostics
-	type pair struct{ ct, dt string }
-	index := map[pair]int{}
+	// A pair is keyed by the ranks of its names, not the names: at 100k assignments, hashing string
+	// pairs and sorting by string comparison was most of scheduling. Equal names share a rank, so pairs
+	// merge exactly as they would by name, and ordering by rank is ordering by name.
+	ctRank := nameRanks(len(set.ClusterTypes), func(i int) string { return set.ClusterTypes[i].Metadata.Name })
+	targetRank := nameRanks(len(targets), func(i int) string { return targets[i].Name })
+	index := map[uint64]int{}
 	var out []Assignment
+	var keys []uint64
 	for _, p := range set.SchedulingPolicies {
 		src := set.Source(model.KindSchedulingPolicy, p.Metadata.Name)
 		dtSel, err := model.CompileSelector(p.Spec.DeploymentTargetSelector.LabelSelector)
@@ -285,46 +292,69 @@ func Schedule(environment string, set *model.Set, targets []*DeploymentTarget) (
 			diags = append(diags, selectorDiag(src, p.Metadata.Name, "spec.clusterTypeSelector.labelSelector", err))
 			continue
 		}
-		var cts []string
-		for _, ct := range set.ClusterTypes {
+		var cts []int
+		for i, ct := range set.ClusterTypes {
 			if ctSel.Matches(labels.Set(ct.Metadata.Labels)) {
-				cts = append(cts, ct.Metadata.Name)
+				cts = append(cts, i)
 			}
 		}
 		if len(cts) == 0 {
 			continue
 		}
 		ws := p.Spec.DeploymentTargetSelector.Workspace
-		for _, t := range targets {
+		for ti, t := range targets {
 			if ws != "" && ws != t.Labels[WorkspaceLabel] {
 				continue
 			}
 			if !dtSel.Matches(labels.Set(t.Labels)) {
 				continue
 			}
-			for _, ct := range cts {
-				k := pair{ct, t.Name}
+			for _, ci := range cts {
+				k := uint64(ctRank[ci])<<32 | uint64(targetRank[ti])
 				if i, ok := index[k]; ok {
 					out[i].SchedulingPolicies = append(out[i].SchedulingPolicies, p.Metadata.Name)
 					continue
 				}
+				ct := set.ClusterTypes[ci].Metadata.Name
 				index[k] = len(out)
+				keys = append(keys, k)
 				out = append(out, Assignment{
 					ClusterType: ct, DeploymentTarget: t.Name, Workload: t.Workload, Workspace: t.Workspace,
 					SchedulingPolicies: []string{p.Metadata.Name},
-					Namespace:          fmt.Sprintf("%s-%s-%s", environment, ct, t.Name),
+					Namespace:          environment + "-" + ct + "-" + t.Name,
 					Path:               ct + "/" + t.Name,
 				})
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ClusterType != out[j].ClusterType {
-			return out[i].ClusterType < out[j].ClusterType
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	sorted := make([]Assignment, len(out))
+	for i, k := range order {
+		sorted[i] = out[k]
+	}
+	return sorted, diags
+}
+
+// nameRanks returns, for each of n named items, the rank of its name among the distinct names.
+func nameRanks(n int, name func(int) string) []uint32 {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return name(order[a]) < name(order[b]) })
+	ranks := make([]uint32, n)
+	var rank uint32
+	for k, i := range order {
+		if k > 0 && name(i) != name(order[k-1]) {
+			rank++
 		}
-		return out[i].DeploymentTarget < out[j].DeploymentTarget
-	})
-	return out, diags
+		ranks[i] = rank
+	}
+	return ranks
 }
 
 func selectorDiag(src model.Source, name, field string, err error) model.Diagnostic {
@@ -517,10 +547,16 @@ func ContentHash(files map[string]string) string {
 	sort.Strings(paths)
 	h := sha256.New()
 	for _, p := range paths {
-		h.Write([]byte(p))
+		h.Write(stringBytes(p))
 		h.Write([]byte{0})
-		h.Write([]byte(files[p]))
+		h.Write(stringBytes(files[p]))
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// stringBytes views s as bytes without copying, for writers that only read (io.Writer must neither
+// modify nor retain p): hashing a 100k-assignment tree would otherwise copy its 200 MB of content.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
