@@ -164,11 +164,22 @@ func (s *Sources) Compose(t Target) map[string]interface{} {
 		sig = append(sig, 0)
 	}
 	if cached, ok := s.composed.Load(string(sig)); ok {
-		return deepCopy(cached).(map[string]interface{})
+		if data, ok := cached.(map[string]interface{}); ok {
+			return copyConfig(data)
+		}
 	}
 	data := s.compose(t)
 	s.composed.Store(string(sig), data)
-	return deepCopy(data).(map[string]interface{})
+	return copyConfig(data)
+}
+
+// copyConfig gives a caller its own copy of a composed config.
+func copyConfig(data map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(data))
+	for k, v := range data {
+		out[k] = deepCopy(v)
+	}
+	return out
 }
 
 // compose merges the matching sources. Merging updates values in place, so every structured value is
