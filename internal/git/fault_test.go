@@ -92,7 +92,6 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 			name: "auth revoked",
 			arm: func(_ *testing.T, srv *gitserver.Server, _ string) func(error) bool {
 				srv.SetToken("rotated-elsewhere")
-				hits.N()
 				return func(err error) bool { return errors.Is(err, gitrepo.ErrAuth) }
 			},
 			disarm:  func(_ *testing.T, srv *gitserver.Server) { srv.SetToken(token) },
