@@ -157,7 +157,8 @@ plan() {
   [ "$path" = hcl ] && args=(-input=false -lock=false -out="$log.tfplan" -var-file="$WORK_DIR/fleet-$size/fleet.auto.tfvars.json")
   echo "--> plan $path $size (load $(cut -d' ' -f1-3 /proc/loadavg))"
   local start=$EPOCHREALTIME status=ok
-  KALYPSO_BENCH_PROVTIME=$prov timeout "$limit" /usr/bin/time -v -o "$log.time" \
+  # timeout signals terraform itself: signalling /usr/bin/time instead would leave terraform running.
+  KALYPSO_BENCH_PROVTIME=$prov /usr/bin/time -v -o "$log.time" timeout -k 10 "$limit" \
     terraform -chdir="$WORK_DIR/tf/$path" plan "${args[@]}" >"$log.out" 2>"$log.err" || status=failed
   local wall
   wall=$(secs_since "$start")
@@ -215,7 +216,7 @@ EOF
 tf_apply() {
   local size=$1 marker=$2 log=$3
   local start=$EPOCHREALTIME
-  KALYPSO_BENCH_PROVTIME=$WORK_DIR/provtime/push-$size timeout "$PLAN_TIMEOUT" /usr/bin/time -v -o "$log.time" \
+  KALYPSO_BENCH_PROVTIME=$WORK_DIR/provtime/push-$size /usr/bin/time -v -o "$log.time" timeout -k 10 "$PLAN_TIMEOUT" \
     terraform -chdir="$WORK_DIR/tf/push" apply -input=false -auto-approve -state="$WORK_DIR/push-$size.tfstate" \
     -var "fleet_dir=$WORK_DIR/fleet-$size" -var "repository=$WORK_DIR/push-tf-$size.git" -var "marker=$marker" >"$log.out" 2>&1 || return 1
   wait_for_providers
