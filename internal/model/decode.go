@@ -141,27 +141,10 @@ func deref(s *string) string {
 }
 
 func newObject(kind string) (Object, string) {
-	switch kind {
-	case KindClusterType:
-		return &ClusterType{}, APIVersion
-	case KindSchedulingPolicy:
-		return &SchedulingPolicy{}, APIVersion
-	case KindWorkload:
-		return &Workload{}, APIVersion
-	case KindWorkloadRegistration:
-		return &WorkloadRegistration{}, APIVersion
-	case KindTemplate:
-		return &Template{}, APIVersion
-	case KindConfigMap:
-		return &ConfigMap{}, ConfigMapAPIVersion
-	case KindConfigSchema:
-		return &ConfigSchema{}, APIVersion
-	case KindBaseRepo:
-		return &BaseRepo{}, APIVersion
-	case KindGitOpsRepo:
-		return &GitOpsRepo{}, APIVersion
-	case KindEnvironment:
-		return &Environment{}, APIVersion
+	for _, k := range kindTable {
+		if k.kind == kind {
+			return k.new(), k.apiVersion
+		}
 	}
 	return nil, ""
 }

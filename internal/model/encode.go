@@ -6,6 +6,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"unicode"
 
@@ -112,37 +113,15 @@ func naturalLess(a, b string) bool {
 	return len(ar) < len(br)
 }
 
+// setTypeMeta fills apiVersion and kind from the object's Go type, so callers never spell them out.
 func setTypeMeta(obj Object) {
-	tm := TypeMeta{APIVersion: APIVersion}
-	switch o := obj.(type) {
-	case *ClusterType:
-		tm.Kind = KindClusterType
-		o.TypeMeta = tm
-	case *SchedulingPolicy:
-		tm.Kind = KindSchedulingPolicy
-		o.TypeMeta = tm
-	case *Workload:
-		tm.Kind = KindWorkload
-		o.TypeMeta = tm
-	case *WorkloadRegistration:
-		tm.Kind = KindWorkloadRegistration
-		o.TypeMeta = tm
-	case *Template:
-		tm.Kind = KindTemplate
-		o.TypeMeta = tm
-	case *ConfigMap:
-		o.TypeMeta = TypeMeta{APIVersion: ConfigMapAPIVersion, Kind: KindConfigMap}
-	case *ConfigSchema:
-		tm.Kind = KindConfigSchema
-		o.TypeMeta = tm
-	case *BaseRepo:
-		tm.Kind = KindBaseRepo
-		o.TypeMeta = tm
-	case *GitOpsRepo:
-		tm.Kind = KindGitOpsRepo
-		o.TypeMeta = tm
-	case *Environment:
-		tm.Kind = KindEnvironment
-		o.TypeMeta = tm
+	t := reflect.TypeOf(obj)
+	for _, k := range kindTable {
+		if reflect.TypeOf(k.new()) == t {
+			if s, ok := obj.(interface{ setTypeMeta(TypeMeta) }); ok {
+				s.setTypeMeta(TypeMeta{APIVersion: k.apiVersion, Kind: k.kind})
+			}
+			return
+		}
 	}
 }

@@ -41,6 +41,24 @@ var Kinds = []string{
 	KindConfigMap, KindConfigSchema, KindBaseRepo, KindGitOpsRepo, KindEnvironment,
 }
 
+// kindTable is the one place that pairs each kind with its apiVersion and Go type; decoding and
+// encoding both read it.
+var kindTable = []struct {
+	kind, apiVersion string
+	new              func() Object
+}{
+	{KindClusterType, APIVersion, func() Object { return &ClusterType{} }},
+	{KindSchedulingPolicy, APIVersion, func() Object { return &SchedulingPolicy{} }},
+	{KindWorkload, APIVersion, func() Object { return &Workload{} }},
+	{KindWorkloadRegistration, APIVersion, func() Object { return &WorkloadRegistration{} }},
+	{KindTemplate, APIVersion, func() Object { return &Template{} }},
+	{KindConfigMap, ConfigMapAPIVersion, func() Object { return &ConfigMap{} }},
+	{KindConfigSchema, APIVersion, func() Object { return &ConfigSchema{} }},
+	{KindBaseRepo, APIVersion, func() Object { return &BaseRepo{} }},
+	{KindGitOpsRepo, APIVersion, func() Object { return &GitOpsRepo{} }},
+	{KindEnvironment, APIVersion, func() Object { return &Environment{} }},
+}
+
 // TypeMeta is the apiVersion/kind header.
 type TypeMeta struct {
 	APIVersion string `json:"apiVersion"`
@@ -61,6 +79,8 @@ type Object interface {
 	GetName() string
 	GetLabels() map[string]string
 }
+
+func (t *TypeMeta) setTypeMeta(v TypeMeta) { *t = v }
 
 func (t TypeMeta) GetKind() string                { return t.Kind }
 func (m ObjectMeta) GetName() string              { return m.Name }
