@@ -446,3 +446,36 @@ func TestRenderDeterminism(t *testing.T) {
 		t.Errorf("content hash collides on path/content boundaries")
 	}
 }
+
+// Assignments that match the same config sources share one composed config. A template that modifies
+// it (set, unset) must only ever change its own assignment's output, whatever the rendering order.
+func TestTemplatesThatModifyConfigDoNotLeakBetweenAssignments(t *testing.T) {
+	docs := []string{
+		clusterTypeDoc("c1", nil, "rec", "ns", "cfg"),
+		clusterTypeDoc("c2", nil, "rec", "ns", "cfg"),
+		configMapDoc("all", map[string]string{"platform-config": "true"}, map[string]string{"REGION": "west", "DROP": "x"}),
+		registrationDoc("w", "ws"),
+		workloadDoc("w", "", nil, targetSpec{name: "a", env: "dev"}, targetSpec{name: "b", env: "dev"}, targetSpec{name: "c", env: "dev"}),
+		policyDoc("p", "", "", ""),
+		templateDoc("rec", "reconciler", "", `{{ $_ := set .ConfigData "OWNER" .DeploymentTargetName }}{{ $_ := unset .ConfigData "DROP" }}reconciler {{ .DeploymentTargetName }}`+"\n"),
+		templateDoc("ns", "namespace", "", "namespace {{ .Namespace }}\n"),
+		templateDoc("cfg", "config", "yaml", "{{ range $k, $v := .ConfigData }}{{ $k }}={{ $v }}\n{{ end }}"),
+	}
+	for _, par := range []int{1, 4} {
+		res, _ := mustRender(t, "dev", Options{Parallelism: par}, docs...)
+		if len(res.Assignments) != 6 {
+			t.Fatalf("assignments = %d, want 6", len(res.Assignments))
+		}
+		for _, a := range res.Assignments {
+			want := "OWNER=" + a.DeploymentTarget + "\nREGION=west\n"
+			if got := res.Files[a.Path+"/platform-config.yaml"]; got != want {
+				t.Errorf("parallelism %d, %s: platform config %q, want %q", par, a.Path, got, want)
+			}
+		}
+	}
+	// A template that does not modify config still sees every key.
+	res, _ := mustRender(t, "dev", Options{}, append(docs[:6:6], simpleTemplates...)...)
+	if got := res.Files["c1/w-a/platform-config.yaml"]; got != "DROP=x\nREGION=west\n" {
+		t.Errorf("read-only template: platform config %q", got)
+	}
+}

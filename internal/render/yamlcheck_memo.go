@@ -4,7 +4,8 @@
 package render
 
 import (
-	"bytes"
+	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,60 +26,92 @@ import (
 // yamlMemoLimit bounds the memo of one render.
 const yamlMemoLimit = 1 << 16
 
+// The memo is keyed by a 128-bit hash of the masked text rather than the text itself: building a masked
+// copy of every manifest allocated as much as rendering it. A collision could only hide a warning.
+var maskSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
 type yamlChecker struct {
-	valid sync.Map // masked text → struct{}
+	valid sync.Map // maskedKey → struct{}
 	size  atomic.Int64
 }
+
+type maskedKey [2]uint64
 
 // invalid returns the first YAML syntax error of text, or nil; names are the assignment's names.
 func (c *yamlChecker) invalid(text string, names ...string) error {
 	if strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%") {
 		return invalidYAML(text)
 	}
-	masked := maskNames(text, names)
-	if _, ok := c.valid.Load(masked); ok {
+	var buf [16]span
+	key := hashMasked(text, nameSpans(text, names, buf[:0]))
+	if _, ok := c.valid.Load(key); ok {
 		return nil
 	}
 	if err := invalidYAML(text); err != nil {
 		return err
 	}
 	if c.size.Add(1) <= yamlMemoLimit {
-		c.valid.Store(masked, struct{}{})
+		c.valid.Store(key, struct{}{})
 	}
 	return nil
 }
 
-// maskNames replaces every occurrence of each DNS-1123 name, in order, by 'x's of the same length.
-// Each replacement keeps the verdict on its own, so the order only matters for how often the memo hits:
-// put a name before the names it contains (the namespace before the target's).
-func maskNames(text string, names []string) string {
-	var buf []byte
+// span is a byte range [from, to) of a text.
+type span struct{ from, to int }
+
+// nameSpans appends to spans every occurrence of each maskable name in text, sorted and merged where
+// they overlap. A merged span is still a run of name characters that starts and ends with a letter or
+// digit, so masking it keeps the verdict just as masking one name does.
+func nameSpans(text string, names []string, spans []span) []span {
 	for _, n := range names {
 		if !isMaskableName(n) {
 			continue
 		}
-		if buf == nil {
-			if !strings.Contains(text, n) {
-				continue
-			}
-			buf = []byte(text)
-		}
 		for from := 0; ; {
-			i := bytes.Index(buf[from:], []byte(n))
+			i := strings.Index(text[from:], n)
 			if i < 0 {
 				break
 			}
-			i += from
-			for k := i; k < i+len(n); k++ {
-				buf[k] = 'x'
-			}
-			from = i + len(n)
+			spans = append(spans, span{from + i, from + i + len(n)})
+			from += i + len(n)
 		}
 	}
-	if buf == nil {
-		return text
+	if len(spans) < 2 {
+		return spans
 	}
-	return string(buf)
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	merged := spans[:1]
+	for _, s := range spans[1:] {
+		last := &merged[len(merged)-1]
+		if s.from <= last.to {
+			last.to = max(last.to, s.to)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+const xRun = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+
+// hashMasked hashes text as if every span were replaced by as many 'x's.
+func hashMasked(text string, spans []span) maskedKey {
+	var key maskedKey
+	for k, seed := range maskSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		at := 0
+		for _, s := range spans {
+			_, _ = h.WriteString(text[at:s.from])
+			for n := s.to - s.from; n > 0; n -= len(xRun) {
+				_, _ = h.WriteString(xRun[:min(n, len(xRun))])
+			}
+			at = s.to
+		}
+		_, _ = h.WriteString(text[at:])
+		key[k] = h.Sum64()
+	}
+	return key
 }
 
 func isMaskableName(n string) bool {

@@ -39,10 +39,33 @@ func TestYAMLCheckerAgreesWithParsing(t *testing.T) {
 	}
 }
 
-func TestMaskNames(t *testing.T) {
-	got := maskNames("ns: dev-ct-1-web-1\nct: ct-1\nweb: web-1\nupper: Web-1", []string{"dev-ct-1-web-1", "web-1", "ct-1", "Not_DNS", ""})
-	want := "ns: xxxxxxxxxxxxxx\nct: xxxx\nweb: xxxxx\nupper: Web-1"
-	if got != want {
-		t.Errorf("maskNames = %q, want %q", got, want)
+func TestNameSpansMaskEveryOccurrence(t *testing.T) {
+	text := "ns: dev-ct-1-web-1\nct: ct-1\nweb: web-1\nupper: Web-1\nglued: web-1ct-1"
+	spans := nameSpans(text, []string{"dev-ct-1-web-1", "web-1", "ct-1", "Not_DNS", ""}, nil)
+	want := "ns: xxxxxxxxxxxxxx\nct: xxxx\nweb: xxxxx\nupper: Web-1\nglued: xxxxxxxxx"
+	if got := applySpans(text, spans); got != want {
+		t.Errorf("masked = %q, want %q", got, want)
 	}
+	if hashMasked(text, spans) != hashMasked(want, nil) {
+		t.Errorf("the hash of the masked text differs from the hash of the text with the names replaced")
+	}
+	if hashMasked(text, spans) == hashMasked(text, nil) {
+		t.Errorf("masking did not change the hash")
+	}
+	// Only the names differ: the two texts share one memo key.
+	other := "ns: dev-ab-9-api-9\nct: ab-9\nweb: api-9\nupper: Web-1\nglued: api-9ab-9"
+	if hashMasked(text, spans) != hashMasked(other, nameSpans(other, []string{"dev-ab-9-api-9", "api-9", "ab-9"}, nil)) {
+		t.Errorf("texts that differ only in names have different keys")
+	}
+}
+
+// applySpans replaces every span of text by as many 'x's.
+func applySpans(text string, spans []span) string {
+	b := []byte(text)
+	for _, s := range spans {
+		for i := s.from; i < s.to; i++ {
+			b[i] = 'x'
+		}
+	}
+	return string(b)
 }

@@ -31,7 +31,14 @@ type Data struct {
 	Labels               map[string]string
 	Manifests            map[string]string
 	ClusterType          string
-	ConfigData           map[string]interface{}
+	// ConfigData may be shared with other Data values: Execute copies it before it runs a template
+	// that can modify it (sprig's set, unset and merge functions), so the owner's map never changes.
+	ConfigData map[string]interface{}
+	// ConfigFrozen promises that nobody will modify ConfigData (templates that would get a copy), which
+	// lets toYaml memoize it by identity.
+	ConfigFrozen bool
+
+	configOwned bool
 }
 
 var funcMap = func() template.FuncMap {
@@ -60,6 +67,9 @@ func disabledFunction(name string) func(...interface{}) (string, error) {
 
 // ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "".
 func ToYAML(v interface{}) string {
+	if out, ok := frozenYAML(v); ok {
+		return out
+	}
 	return memoizedToYAML(v)
 }
 
@@ -108,8 +118,9 @@ type Engine struct {
 }
 
 type parseResult struct {
-	tmpl *template.Template
-	err  error
+	tmpl     *template.Template
+	err      error
+	modifies bool
 }
 
 // NewEngine returns an engine with an empty parse cache.
@@ -117,18 +128,22 @@ func NewEngine() *Engine {
 	return &Engine{parsed: map[string]*parseResult{}}
 }
 
-func (e *Engine) parse(text string) (*template.Template, error) {
+func (e *Engine) parse(text string) *parseResult {
 	e.mu.RLock()
 	got, ok := e.parsed[text]
 	e.mu.RUnlock()
 	if ok {
-		return got.tmpl, got.err
+		return got
 	}
 	t, err := template.New("manifest").Funcs(funcMap).Parse(text)
+	got = &parseResult{tmpl: t, err: err}
+	if err == nil {
+		got.modifies = mayModify(t)
+	}
 	e.mu.Lock()
-	e.parsed[text] = &parseResult{tmpl: t, err: err}
+	e.parsed[text] = got
 	e.mu.Unlock()
-	return t, err
+	return got
 }
 
 // parseOnce parses text that is unlikely to repeat (re-render output), bypassing the cache.
@@ -138,11 +153,16 @@ func parseOnce(text string) (*template.Template, error) {
 
 // Execute renders one manifest. While the result still contains `{{`, it is executed again, up to MaxRenderDepth times.
 func (e *Engine) Execute(text string, data *Data) (string, error) {
-	t, err := e.parse(text)
-	if err != nil {
-		return "", fmt.Errorf("template does not parse: %w", err)
+	parsed := e.parse(text)
+	if parsed.err != nil {
+		return "", fmt.Errorf("template does not parse: %w", parsed.err)
 	}
-	out, err := run(t, data)
+	if parsed.modifies {
+		data.ownConfig()
+	} else if data.ConfigFrozen && !data.configOwned {
+		freeze(data.ConfigData)
+	}
+	out, err := run(parsed.tmpl, data)
 	if err != nil {
 		return "", err
 	}
@@ -153,6 +173,9 @@ func (e *Engine) Execute(text string, data *Data) (string, error) {
 		t, err := parseOnce(out)
 		if err != nil {
 			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): template does not parse: %w", depth+1, err)
+		}
+		if mayModify(t) {
+			data.ownConfig()
 		}
 		if out, err = run(t, data); err != nil {
 			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): %w", depth+1, err)
