@@ -39,25 +39,50 @@ type Target struct {
 // platform-config are ignored; a missing label reads as "".
 func (t Target) Matches(labels map[string]string) bool {
 	for k, v := range labels {
+		if !t.holds(k, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t Target) holds(k, v string) bool {
+	switch k {
+	case PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
+		return true
+	case ClusterTypeLabel:
+		return v == t.ClusterTypeName
+	case DeploymentTargetLabel:
+		return v == t.DeploymentTarget
+	case WorkloadLabel:
+		return v == t.TargetLabels[WorkloadLabel]
+	default:
+		return t.ClusterTypeLabels[k] == v || t.TargetLabels[k] == v
+	}
+}
+
+// matcher is a label set compiled for Target.Matches: composing a large fleet matches every source
+// against every assignment, and ranging over a map costs more than the comparisons.
+type matcher []labelCondition
+
+type labelCondition struct{ key, value string }
+
+func compileMatcher(labels map[string]string) matcher {
+	m := make(matcher, 0, len(labels))
+	for k, v := range labels {
 		switch k {
 		case PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
 			continue
-		case ClusterTypeLabel:
-			if v != t.ClusterTypeName {
-				return false
-			}
-		case DeploymentTargetLabel:
-			if v != t.DeploymentTarget {
-				return false
-			}
-		case WorkloadLabel:
-			if v != t.TargetLabels[WorkloadLabel] {
-				return false
-			}
-		default:
-			if t.ClusterTypeLabels[k] != v && t.TargetLabels[k] != v {
-				return false
-			}
+		}
+		m = append(m, labelCondition{k, v})
+	}
+	return m
+}
+
+func (t Target) matches(m matcher) bool {
+	for _, c := range m {
+		if !t.holds(c.key, c.value) {
+			return false
 		}
 	}
 	return true
@@ -74,21 +99,21 @@ type Sources struct {
 }
 
 type platformMap struct {
-	cm     *model.ConfigMap
+	match  matcher
 	keys   []string
 	values []interface{}
 }
 
 type azureMap struct {
-	cm   *model.ConfigMap
-	keys []azureKey
+	match matcher
+	keys  []azureKey
 }
 
 type azureKey struct {
-	raw    string
-	key    string
-	labels map[string]string
-	value  interface{}
+	raw   string
+	key   string
+	match matcher
+	value interface{}
 }
 
 // NewSources picks and orders the config sources from all ConfigMaps (which must be sorted by name).
@@ -96,7 +121,7 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 	s := &Sources{}
 	for _, cm := range configMaps {
 		if cm.Metadata.Labels[PlatformConfigLabel] == "true" {
-			pm := platformMap{cm: cm}
+			pm := platformMap{match: compileMatcher(cm.Metadata.Labels)}
 			for k := range cm.Data {
 				pm.keys = append(pm.keys, k)
 			}
@@ -111,7 +136,7 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 		if !strings.HasPrefix(cm.Metadata.Name, AzureAppConfigPrefix) {
 			continue
 		}
-		am := azureMap{cm: cm}
+		am := azureMap{match: compileMatcher(cm.Metadata.Labels)}
 		for raw, value := range cm.Data {
 			k := parseAzureKey(raw)
 			k.value = ParseValue(value)
@@ -132,11 +157,11 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 // parseAzureKey reads `label.value.label.value.KEY`: leading pairs are labels, the last part is the key.
 func parseAzureKey(raw string) azureKey {
 	parts := strings.Split(raw, ".")
-	k := azureKey{raw: raw, key: parts[len(parts)-1], labels: map[string]string{}}
+	labels := map[string]string{}
 	for i := 0; i+1 < len(parts)-1; i += 2 {
-		k.labels[parts[i]] = parts[i+1]
+		labels[parts[i]] = parts[i+1]
 	}
-	return k
+	return azureKey{raw: raw, key: parts[len(parts)-1], match: compileMatcher(labels)}
 }
 
 // Compose builds the merged platform config for one assignment. The result is the caller's own copy.
@@ -153,18 +178,18 @@ func (s *Sources) ComposeShared(t Target) map[string]interface{} {
 	// map, as uvarint(index+1), with 0 closing each group; a uvarint of a positive number has no 0 byte.
 	sig := make([]byte, 0, 32)
 	for i, pm := range s.platform {
-		if t.Matches(pm.cm.Metadata.Labels) {
+		if t.matches(pm.match) {
 			sig = binary.AppendUvarint(sig, uint64(i+1))
 		}
 	}
 	sig = append(sig, 0)
 	for i, am := range s.azure {
-		if !t.Matches(am.cm.Metadata.Labels) {
+		if !t.matches(am.match) {
 			continue
 		}
 		sig = binary.AppendUvarint(sig, uint64(i+1))
 		for j, k := range am.keys {
-			if t.Matches(k.labels) {
+			if t.matches(k.match) {
 				sig = binary.AppendUvarint(sig, uint64(j+1))
 			}
 		}
@@ -200,7 +225,7 @@ func (s *Sources) compose(t Target) map[string]interface{} {
 		}
 	}
 	for _, pm := range s.platform {
-		if !t.Matches(pm.cm.Metadata.Labels) {
+		if !t.matches(pm.match) {
 			continue
 		}
 		for i, k := range pm.keys {
@@ -208,11 +233,11 @@ func (s *Sources) compose(t Target) map[string]interface{} {
 		}
 	}
 	for _, am := range s.azure {
-		if !t.Matches(am.cm.Metadata.Labels) {
+		if !t.matches(am.match) {
 			continue
 		}
 		for _, k := range am.keys {
-			if t.Matches(k.labels) {
+			if t.matches(k.match) {
 				put(k.key, k.value)
 			}
 		}
