@@ -107,7 +107,7 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 			},
 			"content_hash": schema.StringAttribute{
 				Computed:            true,
-				MarkdownDescription: "SHA-256 over the sorted paths and contents of `files`.",
+				MarkdownDescription: "SHA-256 over the sorted paths of `files`, each followed by the SHA-256 of its content. Changes exactly when a path or a content changes.",
 			},
 		},
 	}
