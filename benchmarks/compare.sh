@@ -9,8 +9,9 @@
 #   fn-per-ct the function once per cluster type with { only_cluster_types = [ct] }, the for_each pattern
 #   hcl       benchmarks/hcl-baseline (1k and 10k only, under a timeout)
 # then times the first push and a one-file incremental push of the rendered tree into a local bare
-# repository, through `terraform apply` of kalypso_gitops_commit (small fleets) and through the same
-# Git code driven by tools/benchpush (every fleet). Writes results.csv, push.csv, results.md and
+# repository, through `terraform apply` of kalypso_gitops_commit (one resource holding the whole tree,
+# small fleets; one resource per cluster type, up to 86k) and through the same Git code driven by
+# tools/benchpush (every fleet). Writes results.csv, push.csv, results.md and
 # scale.png (log-log, gnuplot) to OUT_DIR.
 #
 #   benchmarks/compare.sh                       # all sizes
@@ -18,8 +19,9 @@
 #
 # Environment: WORK_DIR (scratch, default /tmp/kalypso-bench), OUT_DIR (default benchmarks/results),
 # SIZES (default "1k 10k 86k 100k"), HCL_SIZES (default "1k 10k"), HCL_TIMEOUT seconds (default 900),
-# PLAN_TIMEOUT seconds (default 900), TF_PUSH_SIZES (default "1k 10k"), GO_BENCH (a `go test -bench`
-# output to take the engine figures from; make bench passes it).
+# PLAN_TIMEOUT seconds (default 900), TF_PUSH_SIZES (one resource holding the whole tree, default
+# "1k 10k"), TF_PUSH_PER_CT_SIZES (one resource per cluster type, default "1k 10k 86k"), GO_BENCH (a
+# `go test -bench` output to take the engine figures from; make bench passes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -31,6 +33,7 @@ HCL_SIZES=${HCL_SIZES:-"1k 10k"}
 HCL_TIMEOUT=${HCL_TIMEOUT:-900}
 PLAN_TIMEOUT=${PLAN_TIMEOUT:-900}
 TF_PUSH_SIZES=${TF_PUSH_SIZES:-"1k 10k"}
+TF_PUSH_PER_CT_SIZES=${TF_PUSH_PER_CT_SIZES:-"1k 10k 86k"}
 GO_BENCH=${GO_BENCH:-}
 
 rm -rf "$WORK_DIR"
@@ -213,26 +216,60 @@ resource "kalypso_gitops_commit" "dev" {
   author         = { name = "bench", email = "bench@example.com" }
 }
 EOF
+# The pattern for large fleets: one kalypso_gitops_commit per cluster type, all on the same branch. The
+# marker file goes into the first cluster type's folder, so the second apply changes one instance.
+mkdir -p "$WORK_DIR/tf/push-per-ct"
+cat >"$WORK_DIR/tf/push-per-ct/main.tf" <<EOF
+$header
+
+variable "repository" { type = string }
+variable "marker" { type = string }
+
+locals {
+  summary = provider::kalypso::environment_render("dev", local.manifests, { only_cluster_types = [] })
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  for_each       = toset(local.summary.cluster_types)
+  repository_url = "file://\${var.repository}"
+  branch         = "main"
+  path           = each.key
+  files = merge(
+    { for p, c in provider::kalypso::environment_render("dev", local.manifests, { only_cluster_types = [each.key] }).files : trimprefix(p, "\${each.key}/") => c },
+    each.key == local.summary.cluster_types[0] ? { "bench-marker.txt" = var.marker } : {},
+  )
+  author = { name = "bench", email = "bench@example.com" }
+}
+EOF
+# tf_apply CONFIG SIZE MARKER LOG: one terraform apply into CONFIG-SIZE.git, printing its wall clock.
 tf_apply() {
-  local size=$1 marker=$2 log=$3
+  local config=$1 size=$2 marker=$3 log=$4
   local start=$EPOCHREALTIME
-  KALYPSO_BENCH_PROVTIME=$WORK_DIR/provtime/push-$size /usr/bin/time -v -o "$log.time" timeout -k 10 "$PLAN_TIMEOUT" \
-    terraform -chdir="$WORK_DIR/tf/push" apply -input=false -auto-approve -state="$WORK_DIR/push-$size.tfstate" \
-    -var "fleet_dir=$WORK_DIR/fleet-$size" -var "repository=$WORK_DIR/push-tf-$size.git" -var "marker=$marker" >"$log.out" 2>&1 || return 1
+  KALYPSO_BENCH_PROVTIME=$WORK_DIR/provtime/$config-$size /usr/bin/time -v -o "$log.time" timeout -k 10 "$PLAN_TIMEOUT" \
+    terraform -chdir="$WORK_DIR/tf/$config" apply -input=false -auto-approve -state="$WORK_DIR/$config-$size.tfstate" \
+    -var "fleet_dir=$WORK_DIR/fleet-$size" -var "repository=$WORK_DIR/$config-$size.git" -var "marker=$marker" >"$log.out" 2>&1 || return 1
   wait_for_providers
   secs_since "$start"
 }
+# tf_push CONFIG SIZE LABEL: a first apply, then an apply that changes one file; appended to push.csv.
+tf_push() {
+  local config=$1 size=$2 label=$3
+  echo "--> $label $size"
+  mkdir -p "$WORK_DIR/provtime/$config-$size"
+  git init --quiet --bare --initial-branch=main "$WORK_DIR/$config-$size.git"
+  local first second files rss
+  first=$(tf_apply "$config" "$size" one "$WORK_DIR/logs/$config-$size-first") || first=failed
+  second=$(tf_apply "$config" "$size" two "$WORK_DIR/logs/$config-$size-second") || second=failed
+  files=$(git -C "$WORK_DIR/$config-$size.git" ls-tree -r --name-only main | wc -l)
+  rss=$(($(mib_max_rss "$WORK_DIR"/logs/"$config"-"$size"-*.time) + $(mib_max_rss "$WORK_DIR/provtime/$config-$size"/*)))
+  echo "$size,$label,$files,$first,$second,$rss" | tee -a "$push"
+  echo "    state file: $(du -h "$WORK_DIR/$config-$size.tfstate" | cut -f1), commits: $(git -C "$WORK_DIR/$config-$size.git" rev-list --count main)"
+}
 for size in $TF_PUSH_SIZES; do
-  case " $SIZES " in *" $size "*) ;; *) continue ;; esac
-  echo "--> terraform apply kalypso_gitops_commit $size"
-  mkdir -p "$WORK_DIR/provtime/push-$size"
-  git init --quiet --bare --initial-branch=main "$WORK_DIR/push-tf-$size.git"
-  first=$(tf_apply "$size" one "$WORK_DIR/logs/push-tf-$size-first") || first=failed
-  second=$(tf_apply "$size" two "$WORK_DIR/logs/push-tf-$size-second") || second=failed
-  files=$(git -C "$WORK_DIR/push-tf-$size.git" ls-tree -r --name-only main | wc -l)
-  rss=$(($(mib_max_rss "$WORK_DIR"/logs/push-tf-"$size"-*.time) + $(mib_max_rss "$WORK_DIR/provtime/push-$size"/*)))
-  echo "$size,terraform apply (kalypso_gitops_commit),$files,$first,$second,$rss" | tee -a "$push"
-  echo "    state file: $(du -h "$WORK_DIR/push-$size.tfstate" | cut -f1)"
+  case " $SIZES " in *" $size "*) tf_push push "$size" "terraform apply (one kalypso_gitops_commit)" ;; esac
+done
+for size in $TF_PUSH_PER_CT_SIZES; do
+  case " $SIZES " in *" $size "*) tf_push push-per-ct "$size" "terraform apply (kalypso_gitops_commit per cluster type)" ;; esac
 done
 
 # Through the Git layer directly: whole tree, then one changed file.
