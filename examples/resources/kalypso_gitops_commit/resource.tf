@@ -34,3 +34,23 @@ resource "kalypso_gitops_commit" "stage" {
     labels = ["kalypso"]
   }
 }
+
+# Large fleets (thousands of cluster types, or more than a few thousand files): one instance per
+# cluster type, each owning its cluster type's folder. The environment is rendered once per plan;
+# each call only filters. A change touches only the instances whose folders change.
+locals {
+  manifests = [for f in fileset("${path.module}/control-plane", "**/*.yaml") : file("${path.module}/control-plane/${f}")]
+  prod      = provider::kalypso::environment_render("prod", local.manifests, { only_cluster_types = [] })
+}
+
+resource "kalypso_gitops_commit" "prod" {
+  for_each       = toset(local.prod.cluster_types)
+  repository_url = "https://github.com/example-org/fleet-gitops.git"
+  branch         = "prod"
+  path           = each.key
+  files = {
+    for p, c in provider::kalypso::environment_render("prod", local.manifests, { only_cluster_types = [each.key] }).files :
+    trimprefix(p, "${each.key}/") => c
+  }
+  commit_message = "Kalypso: render prod/${each.key}"
+}
