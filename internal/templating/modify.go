@@ -21,7 +21,7 @@ var modifyingFunctions = map[string]bool{
 // It only looks at names, so it errs on the side of true: an unused branch counts too.
 func mayModify(t *template.Template) bool {
 	for _, assoc := range t.Templates() {
-		if assoc.Tree != nil && nodeMayModify(assoc.Tree.Root) {
+		if assoc.Tree != nil && nodeMayModify(assoc.Root) {
 			return true
 		}
 	}
