@@ -53,7 +53,7 @@ func (c *Client) readTree(ctx context.Context, repoURL, branch, path string, man
 	if err != nil {
 		return "", nil, opErr(err)
 	}
-	files, found, err := readFilesAt(s.repo.Storer, commit.TreeHash, dir, managed)
+	files, found, err := readFilesAt(s.repo.Storer, commit.TreeHash, dir, managed, nil)
 	if err != nil {
 		return "", nil, opErr(err)
 	}
@@ -82,6 +82,13 @@ type Snapshot struct {
 // Snapshot reads the managed files below path and the given root-level files from branch's head
 // in one fetch. A missing path reads as no files.
 func (c *Client) Snapshot(ctx context.Context, repoURL, branch, path string, rootFiles []string) (*Snapshot, error) {
+	return c.SnapshotKnown(ctx, repoURL, branch, path, rootFiles, nil)
+}
+
+// SnapshotKnown is Snapshot for a caller that holds the content it last saw below path (known, keyed
+// like Snapshot.Files): files whose blob hash matches are returned from known without being read.
+// The result is the same as Snapshot's.
+func (c *Client) SnapshotKnown(ctx context.Context, repoURL, branch, path string, rootFiles []string, known map[string]string) (*Snapshot, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(path), Err: err}
 	}
@@ -102,7 +109,7 @@ func (c *Client) Snapshot(ctx context.Context, repoURL, branch, path string, roo
 	if err != nil {
 		return nil, opErr(err)
 	}
-	files, _, err := readFilesAt(s.repo.Storer, commit.TreeHash, dir, true)
+	files, _, err := readFilesAt(s.repo.Storer, commit.TreeHash, dir, true, known)
 	if err != nil {
 		return nil, opErr(err)
 	}

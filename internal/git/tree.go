@@ -156,7 +156,11 @@ func readBlob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 
 // readFilesAt returns the regular files below dir of the tree root, relative to dir.
 // skipRootDot drops dot-entries at the root of dir.
-func readFilesAt(s storer.EncodedObjectStorer, root plumbing.Hash, dir string, skipRootDot bool) (map[string][]byte, bool, error) {
+//
+// A file whose blob hash equals the Git blob hash of known[path] is taken from known instead of being
+// read: a refresh compares the remote with what it delivered, and reading and inflating every blob of
+// an unchanged folder was most of its cost.
+func readFilesAt(s storer.EncodedObjectStorer, root plumbing.Hash, dir string, skipRootDot bool, known map[string]string) (map[string][]byte, bool, error) {
 	h, found, err := subtree(s, root, dir)
 	if err != nil || !found {
 		return nil, found, err
@@ -173,6 +177,10 @@ func readFilesAt(s storer.EncodedObjectStorer, root plumbing.Hash, dir string, s
 		if skipRootDot && isDotEntry(strings.SplitN(p, "/", 2)[0]) {
 			continue
 		}
+		if k, ok := known[p]; ok && blobHash(k) == e.Hash {
+			files[p] = []byte(k)
+			continue
+		}
 		b, err := readBlob(s, e.Hash)
 		if err != nil {
 			return nil, true, err
@@ -180,6 +188,13 @@ func readFilesAt(s storer.EncodedObjectStorer, root plumbing.Hash, dir string, s
 		files[p] = b
 	}
 	return files, true, nil
+}
+
+// blobHash is the Git object ID content would have as a blob.
+func blobHash(content string) plumbing.Hash {
+	h := plumbing.NewHasher(plumbing.BlobObject, int64(len(content)))
+	_, _ = io.WriteString(h, content)
+	return h.Sum()
 }
 
 // storeBlob stores content unless present and returns its hash.

@@ -312,10 +312,18 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		}
 	}
 
-	snap, err := client.Snapshot(ctx, repoURL, readBranch, dir, []string{promotedCommitFile})
+	// What the last apply delivered: unchanged files are recognised by their blob hash and not read.
+	var delivered map[string]string
+	if !state.Files.IsNull() && !state.Files.IsUnknown() {
+		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &delivered, false)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	snap, err := client.SnapshotKnown(ctx, repoURL, readBranch, dir, []string{promotedCommitFile}, delivered)
 	if err != nil && readBranch != branch && errors.Is(err, gitrepo.ErrBranchNotFound) {
 		readBranch = branch // the head branch is gone: compare with the base
-		snap, err = client.Snapshot(ctx, repoURL, readBranch, dir, []string{promotedCommitFile})
+		snap, err = client.SnapshotKnown(ctx, repoURL, readBranch, dir, []string{promotedCommitFile}, delivered)
 	}
 	if err != nil {
 		if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
