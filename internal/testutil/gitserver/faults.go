@@ -41,6 +41,21 @@ func (c *Counter) N() int64 {
 	return c.n.Load()
 }
 
+// onMatch wraps a handler so that matching requests, counted in hits, go to fault (which may still
+// pass them on to next) and all others go straight to next.
+func onMatch(match Match, hits *Counter, fault func(next http.Handler, w http.ResponseWriter, r *http.Request)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !match(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			hits.inc()
+			fault(next, w, r)
+		})
+	}
+}
+
 func (c *Counter) inc() {
 	if c != nil {
 		c.n.Add(1)
@@ -49,33 +64,19 @@ func (c *Counter) inc() {
 
 // Status answers matching requests with code before the backend sees them: nothing is stored.
 func Status(match Match, code int, hits *Counter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !match(r) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hits.inc()
-			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
-			http.Error(w, "injected failure", code)
-		})
-	}
+	return onMatch(match, hits, func(next http.Handler, w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		http.Error(w, "injected failure", code)
+	})
 }
 
 // StatusAfter lets the backend process matching requests completely (a push is stored and the ref
 // moves), then throws its answer away and answers code: the client never learns that it succeeded.
 func StatusAfter(match Match, code int, hits *Counter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !match(r) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hits.inc()
-			next.ServeHTTP(&discardWriter{h: http.Header{}}, r)
-			http.Error(w, "injected failure after processing", code)
-		})
-	}
+	return onMatch(match, hits, func(next http.Handler, w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+		http.Error(w, "injected failure after processing", code)
+	})
 }
 
 type discardWriter struct{ h http.Header }
@@ -87,47 +88,33 @@ func (d *discardWriter) WriteHeader(int)             {}
 // CutRequest reads at most n bytes of a matching request's body (the middle of the pack for a
 // push), then hijacks the connection and closes it without an answer. The backend never runs.
 func CutRequest(match Match, n int64, hits *Counter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !match(r) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hits.inc()
-			_, _ = io.CopyN(io.Discard, r.Body, n)
-			hijackAndClose(w)
-		})
-	}
+	return onMatch(match, hits, func(next http.Handler, w http.ResponseWriter, r *http.Request) {
+		_, _ = io.CopyN(io.Discard, r.Body, n)
+		hijackAndClose(w)
+	})
 }
 
 // CutResponse lets the backend answer a matching request but passes on only the first n bytes of
 // the answer (the middle of the pack for a fetch), then closes the connection.
 func CutResponse(match Match, n int, hits *Counter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !match(r) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hits.inc()
-			rec := &bufferWriter{h: http.Header{}}
-			next.ServeHTTP(rec, r)
-			for k, v := range rec.h {
-				w.Header()[k] = v
-			}
-			w.Header().Del("Content-Length")
-			w.WriteHeader(http.StatusOK)
-			body := rec.b
-			if len(body) > n {
-				body = body[:n]
-			}
-			_, _ = w.Write(body)
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
-			}
-			hijackAndClose(w)
-		})
-	}
+	return onMatch(match, hits, func(next http.Handler, w http.ResponseWriter, r *http.Request) {
+		rec := &bufferWriter{h: http.Header{}}
+		next.ServeHTTP(rec, r)
+		for k, v := range rec.h {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(http.StatusOK)
+		body := rec.b
+		if len(body) > n {
+			body = body[:n]
+		}
+		_, _ = w.Write(body)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		hijackAndClose(w)
+	})
 }
 
 type bufferWriter struct {
@@ -155,49 +142,35 @@ func hijackAndClose(w http.ResponseWriter) {
 // its client hung up (both optional, never blocking). Once released, requests go to the backend. A
 // client that gave up gets no answer and its request never reaches the backend.
 func Block(match Match, release <-chan struct{}, entered, gaveUp chan<- struct{}, hits *Counter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !match(r) {
+	return onMatch(match, hits, func(next http.Handler, w http.ResponseWriter, r *http.Request) {
+		// Read the whole body first: the server notices a client that hangs up only once it did.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		signal(entered)
+		select {
+		case <-release:
+			if r.Context().Err() == nil {
 				next.ServeHTTP(w, r)
-				return
 			}
-			hits.inc()
-			// Read the whole body first: the server notices a client that hangs up only once it did.
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			signal(entered)
-			select {
-			case <-release:
-				if r.Context().Err() == nil {
-					next.ServeHTTP(w, r)
-				}
-			case <-r.Context().Done():
-				signal(gaveUp)
-			}
-		})
-	}
+		case <-r.Context().Done():
+			signal(gaveUp)
+		}
+	})
 }
 
 // LandThenHang lets the backend fully process a matching request (a push lands and the ref moves),
 // then withholds the answer until the client hangs up: entered receives a value once the push
 // landed, gaveUp once the client is gone (both optional, never blocking).
 func LandThenHang(match Match, entered, gaveUp chan<- struct{}, hits *Counter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !match(r) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hits.inc()
-			next.ServeHTTP(&discardWriter{h: http.Header{}}, r)
-			signal(entered)
-			<-r.Context().Done()
-			signal(gaveUp)
-		})
-	}
+	return onMatch(match, hits, func(next http.Handler, w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+		signal(entered)
+		<-r.Context().Done()
+		signal(gaveUp)
+	})
 }
 
 func signal(ch chan<- struct{}) {
