@@ -70,10 +70,6 @@ type labelCondition struct{ key, value string }
 func compileMatcher(labels map[string]string) matcher {
 	m := make(matcher, 0, len(labels))
 	for k, v := range labels {
-		switch k {
-		case PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
-			continue
-		}
 		m = append(m, labelCondition{k, v})
 	}
 	return m
