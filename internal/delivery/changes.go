@@ -42,6 +42,15 @@ type Counts struct {
 	Create, Update, Delete int
 }
 
+// String is "2 to create, 1 to update, 0 to delete", followed by how many files are not listed when omitted > 0.
+func (c Counts) String(omitted int) string {
+	s := fmt.Sprintf("%d to create, %d to update, %d to delete", c.Create, c.Update, c.Delete)
+	if omitted > 0 {
+		s += fmt.Sprintf(" (%d not listed in changes)", omitted)
+	}
+	return s
+}
+
 // Total is the number of changed files.
 func (c Counts) Total() int { return c.Create + c.Update + c.Delete }
 

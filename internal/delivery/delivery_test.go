@@ -280,3 +280,16 @@ func TestRules(t *testing.T) {
 		t.Error("marker path")
 	}
 }
+
+func TestValidatePullRequestURL(t *testing.T) {
+	for _, ok := range []string{"https://github.com/org/fleet.git", "https://ghe.example.com/org/fleet", "git@github.com:org/fleet.git", "ssh://git@github.com/org/fleet.git"} {
+		if err := ValidatePullRequestURL(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"file:///tmp/repos/fleet.git", "/tmp/repos/fleet.git", "https://github.com/fleet.git", "https://github.com/a/b/c", "git@github.com:fleet.git"} {
+		if err := ValidatePullRequestURL(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -72,3 +72,31 @@ func join(dir, name string) string {
 	}
 	return strings.TrimSuffix(dir, "/") + "/" + name
 }
+
+// ValidatePullRequestURL checks that a repository URL can name a GitHub repository: pull requests are opened
+// through the GitHub API, which a file:// URL or a local path cannot reach (git_url_rewrites may still point
+// the Git traffic of a GitHub URL elsewhere).
+func ValidatePullRequestURL(repoURL string) error {
+	u := strings.TrimSpace(repoURL)
+	lower := strings.ToLower(u)
+	switch {
+	case strings.HasPrefix(lower, "https://"), strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "ssh://"):
+	case !strings.Contains(u, "://") && strings.Contains(u, "@") && strings.Contains(u, ":"): // scp-style git@host:owner/repo
+	default:
+		return fmt.Errorf("%q is not a GitHub repository URL (file:// URLs and local paths have no pull requests)", repoURL)
+	}
+	rest := u[strings.Index(u, ":")+1:]
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest = u[i+3:]
+		if j := strings.Index(rest, "/"); j >= 0 {
+			rest = rest[j+1:]
+		} else {
+			rest = ""
+		}
+	}
+	parts := strings.Split(strings.TrimSuffix(strings.Trim(rest, "/"), ".git"), "/")
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return fmt.Errorf("%q does not name a GitHub repository as <owner>/<repo>", repoURL)
+	}
+	return nil
+}

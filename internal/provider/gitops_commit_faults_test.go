@@ -180,6 +180,9 @@ func (r *faultRig) converge(commits int) {
 	if out, code := r.planExit(); code != 0 {
 		r.t.Errorf("plan after the converging apply is not empty (exit %d):\n%s", code, out)
 	}
+	if out, code := r.planExit("-refresh=false"); code != 0 {
+		r.t.Errorf("plan -refresh=false after the converging apply is not empty (exit %d):\n%s", code, out)
+	}
 	r.expectRemote(faultV2, commits)
 	r.expectStateMatchesRemote(faultV2)
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -21,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -75,7 +75,8 @@ type gitopsCommitModel struct {
 	MaxChanges            types.Int64  `tfsdk:"max_changes"`
 	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
-	ChangesSummary        types.Object `tfsdk:"changes_summary"`
+	ChangesSummary        types.String `tfsdk:"changes_summary"`
+	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
 	RenderSummary         types.Object `tfsdk:"render_summary"`
 	BaseTreeID            types.String `tfsdk:"base_tree_id"`
 	ContentHash           types.String `tfsdk:"content_hash"`
@@ -100,14 +101,11 @@ type gitopsRenderModel struct {
 var (
 	gitopsAuthorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
 	gitopsChangeType      = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
-	gitopsCountsAttrTypes = map[string]attr.Type{"create": types.Int64Type, "update": types.Int64Type, "delete": types.Int64Type}
-	gitopsSummaryTypes    = map[string]attr.Type{
-		"create": types.Int64Type, "update": types.Int64Type, "delete": types.Int64Type, "omitted": types.Int64Type,
-		"by_directory": types.MapType{ElemType: types.ObjectType{AttrTypes: gitopsCountsAttrTypes}},
-	}
+	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
+	// exit 2 without any drift (hashicorp/terraform#36403), which breaks drift detection.
 	gitopsRenderSummaryTypes = map[string]attr.Type{
-		"assignments":                    types.Int64Type,
-		"assignments_by_cluster_type":    types.MapType{ElemType: types.Int64Type},
+		"assignments":                    types.StringType,
+		"assignments_by_cluster_type":    types.MapType{ElemType: types.StringType},
 		"unscheduled_deployment_targets": types.ListType{ElemType: types.StringType},
 		"promoted_commit_id":             types.StringType,
 	}
@@ -120,11 +118,6 @@ func (r *GitopsCommitResource) Metadata(_ context.Context, req resource.Metadata
 
 func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	counts := map[string]schema.Attribute{
-		"create": schema.Int64Attribute{Computed: true, MarkdownDescription: "Files created."},
-		"update": schema.Int64Attribute{Computed: true, MarkdownDescription: "Files changed."},
-		"delete": schema.Int64Attribute{Computed: true, MarkdownDescription: "Files deleted."},
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Delivers a Kalypso environment (`render`) or a hand-made file set (`files`) to a path of a Git branch, " +
 			"in one commit per apply and no commit when nothing changed, or as one GitHub pull request.\n\n" +
@@ -234,52 +227,47 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"max_changes": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path); `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
-				Optional:            true, Computed: true, Default: int64default.StaticInt64(delivery.DefaultMaxChanges),
-				Validators: []validator.Int64{int64validator.Between(0, 100000)},
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 100000)},
 			},
 			"max_delete_percent": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
 					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
-				Optional: true, Computed: true, Default: int64default.StaticInt64(delivery.DefaultMaxDeletePercent),
+				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, 100)},
 			},
 			"changes": schema.MapNestedAttribute{
 				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +
 					"`delete`) and `diff` (a unified diff for an update, the content for a create, both cut with a note past 16 KiB; empty for a delete). " +
-					"Only changed files appear, at most `max_changes`. After an apply it holds what was applied until the next refresh.",
+					"Only changed files appear, at most `max_changes`. In the state it is the change set of the last apply; a plan that finds nothing to change keeps it.",
 				Computed: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"action": schema.StringAttribute{Computed: true, MarkdownDescription: "`create`, `update` or `delete`."},
 					"diff":   schema.StringAttribute{Computed: true, MarkdownDescription: "Unified diff, content of a new file, or empty."},
 				}},
 			},
-			"changes_summary": schema.SingleNestedAttribute{
-				MarkdownDescription: "Counts of `changes`, covering every changed file even past `max_changes`.",
-				Computed:            true,
-				Attributes: map[string]schema.Attribute{
-					"create":  counts["create"],
-					"update":  counts["update"],
-					"delete":  counts["delete"],
-					"omitted": schema.Int64Attribute{Computed: true, MarkdownDescription: "Changed files not listed in `changes` (past `max_changes`)."},
-					"by_directory": schema.MapNestedAttribute{
-						Computed:            true,
-						MarkdownDescription: "Counts per top-level directory under `path` (a cluster type's folder in a Kalypso GitOps repository).",
-						NestedObject:        schema.NestedAttributeObject{Attributes: counts},
-					},
-				},
+			"changes_summary": schema.StringAttribute{
+				MarkdownDescription: "Counts of the change set, covering every changed file even past `max_changes`, for example " +
+					"`2 to create, 1 to update, 0 to delete`. Counts are strings here and below: a number in the state makes " +
+					"`terraform plan -refresh-only -detailed-exitcode` report drift that is not there (hashicorp/terraform#36403).",
+				Computed: true,
+			},
+			"changes_by_directory": schema.MapAttribute{
+				MarkdownDescription: "The same counts per top-level directory under `path` (a cluster type's folder in a Kalypso GitOps repository).",
+				Computed:            true, ElementType: types.StringType,
 			},
 			"render_summary": schema.SingleNestedAttribute{
 				MarkdownDescription: "Render mode: what the engine scheduled. Null in files mode.",
 				Computed:            true,
 				Attributes: map[string]schema.Attribute{
-					"assignments":                    schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of assignments."},
-					"assignments_by_cluster_type":    schema.MapAttribute{Computed: true, ElementType: types.Int64Type, MarkdownDescription: "Assignments per cluster type."},
+					"assignments":                    schema.StringAttribute{Computed: true, MarkdownDescription: "Number of assignments (a string, see `changes_summary`)."},
+					"assignments_by_cluster_type":    schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Assignments per cluster type."},
 					"unscheduled_deployment_targets": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Deployment targets no policy places."},
 					"promoted_commit_id":             schema.StringAttribute{Computed: true, MarkdownDescription: "`spec.commit` of the BaseRepo named `main`, or empty; pass it to `promoted_commit_id` to record it."},
 				},
 			},
 			"base_tree_id": schema.StringAttribute{
-				MarkdownDescription: "Git tree id of the managed files under `path` that the plan was computed against; the apply refuses to write when the branch holds anything else there.",
+				MarkdownDescription: "Git tree id of the managed files under `path` that the last change set was computed against; the apply refuses to write when the branch holds anything else there.",
 				Computed:            true,
 			},
 			"content_hash": schema.StringAttribute{
@@ -328,7 +316,7 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 			resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Invalid repository_url",
 				fmt.Sprintf("kalypso_gitops_commit: %s. Use file://, a local path, https://, ssh:// or user@host:path, without credentials; configure the token or ssh key in the provider.", err))
 		} else if !cfg.PullRequest.IsNull() {
-			if _, _, err := githubpr.ParseRepo(v.ValueString()); err != nil {
+			if err := delivery.ValidatePullRequestURL(v.ValueString()); err != nil {
 				resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Pull-request mode needs a GitHub repository URL",
 					fmt.Sprintf("kalypso_gitops_commit: %s. Pull requests are opened through the GitHub API, so repository_url must be "+
 						"https://<host>/<owner>/<repo>.git or git@<host>:<owner>/<repo>.git (git_url_rewrites may point it elsewhere); remove pull_request to push directly.", err))
@@ -499,7 +487,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	} else if state != nil {
 		// Nothing to write: keep what the last apply recorded, so that the plan is empty.
-		plan.CommitSHA, plan.Changes, plan.ChangesSummary, plan.BaseTreeID = state.CommitSHA, state.Changes, state.ChangesSummary, state.BaseTreeID
+		plan.CommitSHA, plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory, plan.BaseTreeID = state.CommitSHA, state.Changes, state.ChangesSummary, state.ChangesByDirectory, state.BaseTreeID
 		if prMode {
 			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
 		}
@@ -511,7 +499,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 // marks them unknown when the desired tree is not known yet. It returns nil in that case.
 func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) *delivery.Plan {
 	unknown := func() *delivery.Plan {
-		plan.Changes, plan.ChangesSummary = types.MapUnknown(gitopsChangeType), types.ObjectUnknown(gitopsSummaryTypes)
+		plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.MapUnknown(types.StringType)
 		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
 		return nil
 	}
@@ -571,12 +559,16 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		diags.Append(gitErrorDiag("Cannot compute the change set", plan.ID.ValueString(), err))
 		return nil
 	}
-	if err := delivery.CheckMassDeletion(cs.CurrentFiles, cs.Deleted(), int(plan.MaxDeletePercent.ValueInt64())); err != nil {
+	maxDelete := int64(delivery.DefaultMaxDeletePercent)
+	if !plan.MaxDeletePercent.IsNull() {
+		maxDelete = plan.MaxDeletePercent.ValueInt64()
+	}
+	if err := delivery.CheckMassDeletion(cs.CurrentFiles, cs.Deleted(), int(maxDelete)); err != nil {
 		diags.AddAttributeError(path.Root("max_delete_percent"), "The change deletes most files under path",
 			fmt.Sprintf("kalypso_gitops_commit %s: %s. Nothing was written.", plan.ID.ValueString(), err))
 		return nil
 	}
-	plan.Changes, plan.ChangesSummary = changesValue(cs), summaryValue(cs)
+	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs
 }
@@ -589,24 +581,18 @@ func changesValue(cs *delivery.Plan) types.Map {
 	return types.MapValueMust(gitopsChangeType, elems)
 }
 
-func countsValue(c delivery.Counts) map[string]attr.Value {
-	return map[string]attr.Value{"create": types.Int64Value(int64(c.Create)), "update": types.Int64Value(int64(c.Update)), "delete": types.Int64Value(int64(c.Delete))}
-}
-
-func summaryValue(cs *delivery.Plan) types.Object {
+func byDirectoryValue(cs *delivery.Plan) types.Map {
 	by := make(map[string]attr.Value, len(cs.ByDirectory))
 	for dir, c := range cs.ByDirectory {
-		by[dir] = types.ObjectValueMust(gitopsCountsAttrTypes, countsValue(c))
+		by[dir] = types.StringValue(c.String(0))
 	}
-	attrs := countsValue(cs.Counts)
-	attrs["omitted"] = types.Int64Value(int64(cs.Omitted))
-	attrs["by_directory"] = types.MapValueMust(types.ObjectType{AttrTypes: gitopsCountsAttrTypes}, by)
-	return types.ObjectValueMust(gitopsSummaryTypes, attrs)
+	return types.MapValueMust(types.StringType, by)
 }
 
-// emptyChanges are the values of changes and changes_summary when nothing is pending.
-func emptyChanges() (types.Map, types.Object) {
-	return changesValue(&delivery.Plan{}), summaryValue(&delivery.Plan{})
+// emptyChanges are the values of changes, changes_summary and changes_by_directory when nothing is pending.
+func emptyChanges() (types.Map, types.String, types.Map) {
+	empty := &delivery.Plan{}
+	return changesValue(empty), types.StringValue(empty.Counts.String(0)), byDirectoryValue(empty)
 }
 
 func renderSummaryValue(m *gitopsCommitModel, res *render.Result) types.Object {
@@ -617,16 +603,16 @@ func renderSummaryValue(m *gitopsCommitModel, res *render.Result) types.Object {
 		return types.ObjectUnknown(gitopsRenderSummaryTypes)
 	}
 	by := map[string]attr.Value{}
-	counts := map[string]int64{}
+	counts := map[string]int{}
 	for _, a := range res.Assignments {
 		counts[a.ClusterType]++
 	}
 	for _, ct := range res.ClusterTypes {
-		by[ct] = types.Int64Value(counts[ct])
+		by[ct] = types.StringValue(strconv.Itoa(counts[ct]))
 	}
 	return types.ObjectValueMust(gitopsRenderSummaryTypes, map[string]attr.Value{
-		"assignments":                    types.Int64Value(int64(len(res.Assignments))),
-		"assignments_by_cluster_type":    types.MapValueMust(types.Int64Type, by),
+		"assignments":                    types.StringValue(strconv.Itoa(len(res.Assignments))),
+		"assignments_by_cluster_type":    types.MapValueMust(types.StringType, by),
 		"unscheduled_deployment_targets": stringList(res.Unscheduled),
 		"promoted_commit_id":             types.StringValue(res.PromotedCommit),
 	})
@@ -717,8 +703,15 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	// Files under path that changed out of band (including a push whose answer was lost, or an apply
 	// killed after its push landed) move commit_sha to the head that now holds them.
 	drifted := state.ContentHash.ValueString() != ins.ManagedTree
-	state.ContentHash, state.BaseTreeID = types.StringValue(ins.ManagedTree), types.StringValue(ins.ManagedTree)
-	state.Changes, state.ChangesSummary = emptyChanges()
+	// changes, changes_summary and base_tree_id keep describing the last apply: refresh reports drift through
+	// content_hash (and files), and the next plan computes a new change set against the branch.
+	state.ContentHash = types.StringValue(ins.ManagedTree)
+	if state.Changes.IsNull() || state.ChangesSummary.IsNull() || state.ChangesByDirectory.IsNull() {
+		state.Changes, state.ChangesSummary, state.ChangesByDirectory = emptyChanges()
+	}
+	if state.BaseTreeID.IsNull() {
+		state.BaseTreeID = state.ContentHash
+	}
 	if !state.PromotedCommitID.IsNull() {
 		if v, ok := ins.RootFiles[promotedCommitFile]; ok {
 			state.PromotedCommitID = types.StringValue(string(v))
@@ -728,15 +721,6 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	if state.CommitSHA.IsNull() || state.CommitSHA.ValueString() == "" || drifted {
 		state.CommitSHA = types.StringValue(ins.HeadSHA)
-	}
-	if state.MaxChanges.IsNull() {
-		state.MaxChanges = types.Int64Value(delivery.DefaultMaxChanges)
-	}
-	if state.MaxDeletePercent.IsNull() {
-		state.MaxDeletePercent = types.Int64Value(delivery.DefaultMaxDeletePercent)
-	}
-	if state.CreateBranch.IsNull() {
-		state.CreateBranch = types.BoolValue(false)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -806,7 +790,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 			fmt.Sprintf("kalypso_gitops_commit: %s. Use <repository_url>//<path>?ref=<branch>, for example https://github.com/org/fleet.git//clusters?ref=main.", err))
 		return
 	}
-	changes, summary := emptyChanges()
+	changes, summary, byDir := emptyChanges()
 	st := gitopsCommitModel{
 		ID:                    types.StringValue(gitopsCommitID(repoURL, dir, branch)),
 		RepositoryURL:         types.StringValue(repoURL),
@@ -821,10 +805,11 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		PullRequest:           types.ObjectNull(gitopsPullRequestAttrTypes()),
 		SSHHostKeyFingerprint: types.StringNull(),
 		RetainOnDestroy:       types.BoolValue(false),
-		MaxChanges:            types.Int64Value(delivery.DefaultMaxChanges),
-		MaxDeletePercent:      types.Int64Value(delivery.DefaultMaxDeletePercent),
+		MaxChanges:            types.Int64Null(),
+		MaxDeletePercent:      types.Int64Null(),
 		Changes:               changes,
 		ChangesSummary:        summary,
+		ChangesByDirectory:    byDir,
 		RenderSummary:         types.ObjectNull(gitopsRenderSummaryTypes),
 		BaseTreeID:            types.StringNull(),
 		ContentHash:           types.StringNull(),
@@ -878,10 +863,10 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 	expected := ""
 	if m.PullRequest.IsNull() && gitopsKnown(m.BaseTreeID) && gitopsKnown(m.ContentHash) {
 		expected = m.BaseTreeID.ValueString()
-		if !m.ChangesSummary.IsNull() && !m.ChangesSummary.IsUnknown() {
-			if a := m.ChangesSummary.Attributes(); a["create"].Equal(types.Int64Value(0)) && a["update"].Equal(types.Int64Value(0)) && a["delete"].Equal(types.Int64Value(0)) {
-				expected = m.ContentHash.ValueString() // nothing was planned: the branch must still hold the desired tree
-			}
+		if gitopsKnown(m.CommitSHA) {
+			// The plan found nothing to write (commit_sha stays known; changes and base_tree_id are those of the
+			// last apply): the branch must still hold the desired tree.
+			expected = m.ContentHash.ValueString()
 		}
 	}
 	d2, _ := r.push(ctx, m, prior, want, expected, false)
@@ -900,8 +885,8 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 	if m.BaseTreeID.IsUnknown() {
 		m.BaseTreeID = m.ContentHash
 	}
-	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() {
-		m.Changes, m.ChangesSummary = emptyChanges()
+	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesByDirectory.IsUnknown() {
+		m.Changes, m.ChangesSummary, m.ChangesByDirectory = emptyChanges()
 	}
 	if m.RenderSummary.IsUnknown() {
 		m.RenderSummary = renderSummaryValue(m, d.render)
