@@ -6,6 +6,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -13,9 +15,11 @@ import (
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/crdschema"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
 // modelResourceTypes lists the provider's resource types that write a Kalypso object as `manifest`:
@@ -181,4 +185,116 @@ resource "kalypso_workload_registration" "inline" {
 			},
 		}},
 	})
+}
+
+// What examples/control-plane-reverse commits (a control plane written from the model resources) is
+// readable by upstream: every Kalypso document in both branches validates against upstream's CRDs, and
+// ConfigMaps against core ConfigMap. The files are checked in the plan and again as pushed, and the
+// reconciler files the example renders from them against Flux's CRDs.
+func TestAccControlPlaneReverseExampleWritesUpstreamReadableFiles(t *testing.T) {
+	crds := crdschema.Default(t)
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "control-plane-reverse", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := string(example)
+	config = config[strings.Index(config, `provider "kalypso"`):]
+	bare := gitserver.NewBareRepo(t, "", "control-plane.git", "main")
+	config = strings.ReplaceAll(config, "var.control_plane_repo", fmt.Sprintf("%q", "file://"+filepath.ToSlash(bare)))
+
+	validate := func(where string, files map[string]string) []string {
+		var errs []string
+		if len(files) == 0 {
+			errs = append(errs, where+": no files")
+		}
+		for _, name := range sortedKeysOf(files) {
+			for i, d := range model.SplitDocuments(0, files[name]) {
+				if err := crds.Validate(d.Text); err != nil {
+					errs = append(errs, fmt.Sprintf("%s %s, document %d: %v", where, name, i, err))
+				}
+			}
+		}
+		return errs
+	}
+	planned := plancheckFunc(func(req plancheck.CheckPlanRequest) error {
+		var errs []string
+		commits := 0
+		for _, rc := range req.Plan.ResourceChanges {
+			if rc.Type != "kalypso_gitops_commit" || rc.Change == nil {
+				continue
+			}
+			commits++
+			after, _ := rc.Change.After.(map[string]interface{})
+			raw, _ := after["files"].(map[string]interface{})
+			files := map[string]string{}
+			for k, v := range raw {
+				s, ok := v.(string)
+				if !ok {
+					errs = append(errs, fmt.Sprintf("%s: files[%q] is not known in the plan", rc.Address, k))
+				}
+				files[k] = s
+			}
+			errs = append(errs, validate(rc.Address+" (planned)", files)...)
+		}
+		if commits != 2 {
+			errs = append(errs, fmt.Sprintf("the plan holds %d kalypso_gitops_commit, want 2 (main and dev)", commits))
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "\n"))
+		}
+		return nil
+	})
+	pushed := stateCheckFunc(func(req statecheck.CheckStateRequest) error {
+		var errs []string
+		for _, branch := range []string{"main", "dev"} {
+			errs = append(errs, validate("pushed "+branch, gitserver.Files(t, bare, branch))...)
+		}
+		// The GitOps tree the example renders from it holds a Flux GitRepository that Flux accepts.
+		rendered := map[string]string{}
+		if out := req.State.Values.Outputs["files"]; out != nil {
+			raw, _ := out.Value.(map[string]interface{})
+			for k, v := range raw {
+				if s, ok := v.(string); ok && strings.HasSuffix(k, "/reconciler.yaml") {
+					rendered[k] = s
+				}
+			}
+		}
+		errs = append(errs, validate("rendered", rendered)...)
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "\n"))
+		}
+		return nil
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		TerraformVersionChecks:   functionVersionChecks,
+		Steps: []resource.TestStep{{
+			Config:            config,
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{planned}},
+			ConfigStateChecks: []statecheck.StateCheck{pushed},
+		}},
+	})
+}
+
+// stateCheckFunc adapts a function to statecheck.StateCheck.
+type stateCheckFunc func(req statecheck.CheckStateRequest) error
+
+func (f stateCheckFunc) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = f(req)
+}
+
+// plancheckFunc adapts a function to plancheck.PlanCheck.
+type plancheckFunc func(req plancheck.CheckPlanRequest) error
+
+func (f plancheckFunc) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = f(req)
+}
+
+func sortedKeysOf(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
