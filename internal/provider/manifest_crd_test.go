@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/crdschema"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
@@ -58,13 +57,13 @@ func (c manifestsMatchCRDs) CheckPlan(_ context.Context, req plancheck.CheckPlan
 			errs = append(errs, fmt.Sprintf("%s: manifest is not a known string in the plan", rc.Address))
 			continue
 		}
-		docs := model.SplitDocuments(0, manifest)
-		if len(docs) == 0 {
-			errs = append(errs, fmt.Sprintf("%s: empty manifest", rc.Address))
+		docs, err := crdschema.Documents(manifest)
+		if err != nil || len(docs) == 0 {
+			errs = append(errs, fmt.Sprintf("%s: manifest does not split into documents: %v", rc.Address, err))
 		}
 		for i, d := range docs {
-			if err := c.crds.Validate(d.Text); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: manifest document %d is not accepted by upstream's CRD: %v\n%s", rc.Address, i, err, d.Text))
+			if err := c.crds.Validate(d); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: manifest document %d is not accepted by upstream's CRD: %v\n%s", rc.Address, i, err, d))
 			}
 		}
 		seen[rc.Type]++
@@ -208,8 +207,12 @@ func TestAccControlPlaneReverseExampleWritesUpstreamReadableFiles(t *testing.T) 
 			errs = append(errs, where+": no files")
 		}
 		for _, name := range sortedKeysOf(files) {
-			for i, d := range model.SplitDocuments(0, files[name]) {
-				if err := crds.Validate(d.Text); err != nil {
+			docs, err := crdschema.Documents(files[name])
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s %s: %v", where, name, err))
+			}
+			for i, d := range docs {
+				if err := crds.Validate(d); err != nil {
 					errs = append(errs, fmt.Sprintf("%s %s, document %d: %v", where, name, i, err))
 				}
 			}

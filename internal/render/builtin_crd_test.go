@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/crdschema"
 )
 
@@ -62,11 +61,15 @@ func TestBuiltinTemplatesRenderDocumentsTheReconcilersAccept(t *testing.T) {
 				t.Errorf("%s sets %s, which a CEL rule constrains", path, f)
 			}
 		}
-		for i, d := range model.SplitDocuments(0, content) {
-			if err := crds.Validate(d.Text); err != nil {
-				t.Errorf("%s, document %d: %v\n%s", path, i, err, d.Text)
+		docs, err := crdschema.Documents(content)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for i, d := range docs {
+			if err := crds.Validate(d); err != nil {
+				t.Errorf("%s, document %d: %v\n%s", path, i, err, d)
 			}
-			kinds[strings.SplitN(strings.SplitN(d.Text, "kind: ", 2)[1], "\n", 2)[0]]++
+			kinds[strings.SplitN(strings.SplitN(d, "kind: ", 2)[1], "\n", 2)[0]]++
 		}
 	}
 	// Three targets on each cluster type.

@@ -68,7 +68,12 @@ func Default(t testing.TB) *Set {
 // GVK names one served kind.
 type GVK struct{ Group, Version, Kind string }
 
-func (g GVK) String() string { return g.Group + "/" + g.Version + ", Kind=" + g.Kind }
+func (g GVK) String() string {
+	if g.Group == "" {
+		return g.Version + ", Kind=" + g.Kind
+	}
+	return g.Group + "/" + g.Version + ", Kind=" + g.Kind
+}
 
 // Rule is one CEL rule of a served version, which Validate does not evaluate.
 type Rule struct {
@@ -96,8 +101,12 @@ func Load(dir string) (*Set, error) {
 		if err != nil {
 			return err
 		}
-		for i, doc := range model.SplitDocuments(0, string(text)) {
-			if err := s.add(doc.Text); err != nil {
+		docs, err := Documents(string(text))
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		for i, doc := range docs {
+			if err := s.add(doc); err != nil {
 				return fmt.Errorf("%s, document %d: %w", path, i, err)
 			}
 		}
@@ -391,4 +400,17 @@ func pruneNulls(v interface{}) interface{} {
 		}
 	}
 	return v
+}
+
+// Documents splits a manifest stream as the provider's model does, and fails where the model reports an error.
+func Documents(text string) ([]string, error) {
+	docs, diags := model.SplitDocuments(0, text)
+	if diags.HasError() {
+		return nil, fmt.Errorf("%v", diags)
+	}
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.Text
+	}
+	return out, nil
 }

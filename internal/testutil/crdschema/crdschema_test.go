@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 )
 
@@ -48,7 +47,7 @@ func TestValidateRejects(t *testing.T) {
 		{"label value that is not one", av + "kind: ConfigSchema\nmetadata:\n  name: s\n  labels:\n    a: not valid!\nspec:\n  schema: '{}'\n", "labels"},
 		{"no metadata", av + "kind: ConfigSchema\nspec:\n  schema: '{}'\n", "metadata"},
 		{"ConfigMap with a non-string value", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  A: 1\n", "data"},
-		{"ConfigMap key with a slash", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a/b: x\n", "data"},
+		{"ConfigMap key with a slash", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a/b: x\n", "'a/b' does not match"},
 		{"kind no CRD serves", av + "kind: Nope\nmetadata:\n  name: n\n", "no loaded CRD serves"},
 		{"flux GitRepository without interval", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: g\nspec:\n  url: https://x\n", "interval"},
 		{"a version the CRD does not serve", "apiVersion: source.toolkit.fluxcd.io/v1beta1\nkind: GitRepository\nmetadata:\n  name: g\nspec:\n  url: https://x\n  interval: 1m\n", "no loaded CRD serves"},
@@ -92,12 +91,16 @@ func TestValidateAcceptsTheUpstreamSample(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, doc := range model.SplitDocuments(0, string(text)) {
-			if !strings.Contains(doc.Text, "scheduler.kalypso.io/") {
+		docs, err := Documents(string(text))
+		if err != nil {
+			return err
+		}
+		for _, doc := range docs {
+			if !strings.Contains(doc, "scheduler.kalypso.io/") {
 				continue
 			}
 			checked++
-			if err := s.Validate(doc.Text); err != nil {
+			if err := s.Validate(doc); err != nil {
 				rel, _ := filepath.Rel(root, path)
 				t.Errorf("%s: %v", rel, err)
 			}
