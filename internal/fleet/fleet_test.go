@@ -597,3 +597,32 @@ func TestTutorialShapeUsesTheTutorialTemplatesAndConfigs(t *testing.T) {
 	}
 	checkMultiDocumentSplitsBack(t, f)
 }
+
+// The delivery benchmarks add OneMoreAssignment's policy to the 86k and quarter-5.7k fleets.
+func TestOneMoreAssignmentOnTheBenchmarkFleets(t *testing.T) {
+	for _, name := range []string{"quarter-5.7k", "86k"} {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name == "86k" {
+				t.Skip("large preset")
+			}
+			f := mustPreset(t, name)
+			doc, err := f.OneMoreAssignment()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj decoded
+			if err := yaml.UnmarshalStrict([]byte(doc.YAML), &obj); err != nil || obj.Kind != "SchedulingPolicy" || obj.Metadata.Name != doc.Name {
+				t.Fatalf("%v: %+v\n%s", err, obj, doc.YAML)
+			}
+			for _, p := range f.Policies {
+				if p.Name == doc.Name {
+					t.Fatalf("the fleet already has a policy named %s", doc.Name)
+				}
+			}
+		})
+	}
+	// The tutorial's cluster types share label sets, so no policy can select exactly one of them.
+	if _, err := mustPreset(t, "tutorial-5.9k").OneMoreAssignment(); err == nil {
+		t.Error("tutorial-5.9k: want an error")
+	}
+}
