@@ -67,4 +67,3 @@ func countMatching(sel Selector, clusterTypes []ClusterType) int {
 	}
 	return n
 }
-
