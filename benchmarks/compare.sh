@@ -48,9 +48,9 @@ TF_PUSH_SIZES=${TF_PUSH_SIZES:-"1k 10k"}
 TF_PUSH_PER_CT_SIZES=${TF_PUSH_PER_CT_SIZES:-"1k 10k 86k"}
 GO_BENCH=${GO_BENCH:-}
 STEPS=${STEPS:-"plan push delivery"}
-DELIVERY_SIZES=${DELIVERY_SIZES:-"86k"}
-DELIVERY_PER_CT_SIZES=${DELIVERY_PER_CT_SIZES:-"86k"}
-SMALL_CHANGE_SIZES=${SMALL_CHANGE_SIZES:-"quarter-5.7k"}
+DELIVERY_SIZES=${DELIVERY_SIZES-86k}
+DELIVERY_PER_CT_SIZES=${DELIVERY_PER_CT_SIZES-86k}
+SMALL_CHANGE_SIZES=${SMALL_CHANGE_SIZES-quarter-5.7k}
 DELIVERY_TIMEOUT=${DELIVERY_TIMEOUT:-1800}
 step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -398,7 +398,6 @@ deliver() {
   seed=$(git -C "$repo" commit-tree -m "seed" "$(git -C "$repo" hash-object -t tree -w --stdin </dev/null)")
   git -C "$repo" update-ref refs/heads/main "$seed"
   local vars=(-input=false -lock=false -state="$state" -var "fleet_dir=$fleet" -var "repository=$repo")
-  [ -d "$dir/.terraform" ] || terraform -chdir="$dir" init -input=false >/dev/null
 
   tf_timed "$id-first" "$dir" apply -auto-approve "${vars[@]}"
   local commits_first
@@ -415,7 +414,8 @@ deliver() {
 
   local files state_mib tf_rss prov_rss total=- replan2=changes
   files=$(git -C "$repo" ls-tree -r --name-only main | wc -l)
-  state_mib=$(du -b "$state" 2>/dev/null | awk '{printf "%.1f", $1 / 1048576}')
+  state_mib=-
+  [ -f "$state" ] && state_mib=$(du -b "$state" | awk '{printf "%.1f", $1 / 1048576}')
   tf_rss=$(mib_max_rss "$WORK_DIR/logs/$id"-*.time)
   prov_rss=$(mib_max_rss "$WORK_DIR/provtime/$id"-*/*)
   if [ "$(rc "$id-change-plan")" = 0 ] && [ "$(rc "$id-change-apply")" = 0 ]; then
