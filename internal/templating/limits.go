@@ -19,9 +19,9 @@ import (
 // config values, so one template must not be able to hang a plan or exhaust the provider's memory. Go's
 // text/template has no context and no budget, so the engine adds both, without goroutines:
 //
-//   - A call to limitCheckFunc is inserted at the start of every list node of the parse tree: the body of
-//     every range iteration, if/with branch and defined template runs it, so `{{ range 9000000000 }}{{ end }}`
-//     and exponential template recursion stop at the deadline or when the context is canceled.
+//   - A call to limitCheckFunc is inserted at the start of every range body and every template body of the
+//     parse tree, so `{{ range 9000000000 }}{{ end }}` and exponential template recursion stop at the
+//     deadline or when the context is canceled. Every guarded function call checks too.
 //   - Output goes to a writer that refuses bytes past MaxOutput.
 //   - Every function that can return a string or a container is wrapped: its arguments and its result may
 //     not exceed MaxOutput (sizes count shared values once per reference, as a serializer would write
@@ -155,6 +155,37 @@ func (s *execState) guardArgs(name string, args []reflect.Value) error {
 	return nil
 }
 
+// guardInterfaces is guardArgs for the typed fast paths.
+func (s *execState) guardInterfaces(name string, args ...interface{}) error {
+	if _, err := s.check(); err != nil {
+		return err
+	}
+	total := 0
+	for _, a := range args {
+		if str, ok := a.(string); ok {
+			total += 2 + len(str)
+		} else {
+			total += valueSize(reflect.ValueOf(a), s.max-total, 0)
+		}
+		if total > s.max {
+			return s.fail(LimitOutput, "the arguments of %s are larger than %d bytes (or nested too deeply)", name, s.max)
+		}
+	}
+	return nil
+}
+
+// guardString is guardResult for a string result.
+func (s *execState) guardString(name string, out string) error {
+	if len(out) > s.max {
+		return s.fail(LimitOutput, "%s returned a value larger than %d bytes (or nested too deeply)", name, s.max)
+	}
+	s.spent += 2 + len(out)
+	if s.spent > ValueBudgetFactor*s.max {
+		return s.fail(LimitOutput, "the template's functions built more than %d bytes of values in total", ValueBudgetFactor*s.max)
+	}
+	return nil
+}
+
 // guardResult refuses a result larger than the limit and charges it to the execution's value budget.
 func (s *execState) guardResult(name string, v reflect.Value) error {
 	n := valueSize(v, s.max, 0)
@@ -220,6 +251,35 @@ func (s *execState) wrap(name string, fn interface{}) interface{} {
 	pre := preChecks[name]
 	if pre == nil && !returnsBuilt(t) {
 		return nil
+	}
+	if pre == nil {
+		// The signatures of the functions that templates call most, without reflect.MakeFunc's cost.
+		switch f := fn.(type) {
+		case func(...interface{}) string:
+			return func(args ...interface{}) (string, error) {
+				if err := s.guardInterfaces(name, args...); err != nil {
+					return "", err
+				}
+				out := f(args...)
+				return out, s.guardString(name, out)
+			}
+		case func(interface{}) string:
+			return func(arg interface{}) (string, error) {
+				if err := s.guardInterfaces(name, arg); err != nil {
+					return "", err
+				}
+				out := f(arg)
+				return out, s.guardString(name, out)
+			}
+		case func(string) string:
+			return func(arg string) (string, error) {
+				if err := s.guardInterfaces(name, arg); err != nil {
+					return "", err
+				}
+				out := f(arg)
+				return out, s.guardString(name, out)
+			}
+		}
 	}
 	hasErr := t.NumOut() == 2 && t.Out(1) == errorType
 	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
@@ -496,45 +556,47 @@ func abs(f float64) float64 {
 	return f
 }
 
-// insertLimitChecks puts a call to limitCheckFunc at the start of every list node of every template t
-// defines, so that every loop iteration and every template call passes a check.
+// insertLimitChecks puts a call to limitCheckFunc at the start of the body of every range and of every
+// template t defines: only a range iteration or a template call can repeat work, so every loop and every
+// recursion passes a check.
 func insertLimitChecks(t *template.Template) {
 	for _, assoc := range t.Templates() {
 		if assoc.Tree != nil && assoc.Root != nil {
-			insertChecks(assoc.Root)
+			walkRanges(assoc.Root)
+			prependCheck(assoc.Root)
 		}
 	}
 }
 
-func insertChecks(n parse.Node) {
+func walkRanges(n parse.Node) {
 	switch n := n.(type) {
 	case *parse.ListNode:
 		if n == nil {
 			return
 		}
 		for _, c := range n.Nodes {
-			insertChecks(c)
+			walkRanges(c)
 		}
-		check := &parse.ActionNode{NodeType: parse.NodeAction, Pos: n.Pos, Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: n.Pos,
-			Cmds: []*parse.CommandNode{{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{parse.NewIdentifier(limitCheckFunc).SetPos(n.Pos)}}}}}
-		n.Nodes = append([]parse.Node{check}, n.Nodes...)
 	case *parse.IfNode:
-		insertBranch(&n.BranchNode)
-	case *parse.RangeNode:
-		insertBranch(&n.BranchNode)
+		walkRanges(n.List)
+		walkRanges(n.ElseList)
 	case *parse.WithNode:
-		insertBranch(&n.BranchNode)
+		walkRanges(n.List)
+		walkRanges(n.ElseList)
+	case *parse.RangeNode:
+		if n.List == nil {
+			n.List = &parse.ListNode{NodeType: parse.NodeList, Pos: n.Pos}
+		}
+		walkRanges(n.List)
+		walkRanges(n.ElseList)
+		prependCheck(n.List)
 	}
 }
 
-func insertBranch(b *parse.BranchNode) {
-	if b.List == nil {
-		b.List = &parse.ListNode{NodeType: parse.NodeList, Pos: b.Pos}
-	}
-	insertChecks(b.List)
-	if b.ElseList != nil {
-		insertChecks(b.ElseList)
-	}
+func prependCheck(l *parse.ListNode) {
+	check := &parse.ActionNode{NodeType: parse.NodeAction, Pos: l.Pos, Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: l.Pos,
+		Cmds: []*parse.CommandNode{{NodeType: parse.NodeCommand, Pos: l.Pos, Args: []parse.Node{parse.NewIdentifier(limitCheckFunc).SetPos(l.Pos)}}}}}
+	l.Nodes = append([]parse.Node{check}, l.Nodes...)
 }
 
 // budgetWriter is the output of one execution: it refuses bytes past the limit.
