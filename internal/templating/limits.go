@@ -406,8 +406,8 @@ var preChecks = map[string]func(s *execState, name string, args []reflect.Value)
 	"repeat": func(s *execState, name string, a []reflect.Value) error {
 		return s.estimate(name, abs(intArg(a, 0))*float64(strArg(a, 1).Len()))
 	},
-	"indent":  indentCheck,
-	"nindent": indentCheck,
+	"indent":    indentCheck,
+	"nindent":   indentCheck,
 	"randAlpha": countCheck, "randAlphaNum": countCheck, "randAscii": countCheck, "randNumeric": countCheck,
 	"randBytes": countCheck,
 	"printf":    printfCheck,
