@@ -638,33 +638,6 @@ func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
 	}
 }
 
-func TestGitopsCommitID_RoundTrip(t *testing.T) {
-	cases := []struct{ id, url, path, branch string }{
-		{"https://github.com/org/fleet.git//clusters?ref=main", "https://github.com/org/fleet.git", "clusters", "main"},
-		{"https://github.com/org/fleet.git//.?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
-		{"https://github.com/org/fleet.git?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
-		{"file:///tmp/fleet.git//a/b?ref=feature/x", "file:///tmp/fleet.git", "a/b", "feature/x"},
-		{"git@github.com:org/fleet.git//gitops?ref=main", "git@github.com:org/fleet.git", "gitops", "main"},
-	}
-	for _, c := range cases {
-		u, p, b, err := parseGitopsCommitID(c.id)
-		if err != nil || u != c.url || p != c.path || b != c.branch {
-			t.Errorf("parse(%q) = %q %q %q %v", c.id, u, p, b, err)
-			continue
-		}
-		if c.path != "." || strings.Contains(c.id, "//.") {
-			if got := gitopsCommitID(u, p, b); got != c.id {
-				t.Errorf("render = %q, want %q", got, c.id)
-			}
-		}
-	}
-	for _, bad := range []string{"https://github.com/org/fleet.git//clusters", "https://x:y@github.com/o/r.git?ref=main", "file:///r.git//../x?ref=main", "?ref=main"} {
-		if _, _, _, err := parseGitopsCommitID(bad); err == nil {
-			t.Errorf("parse(%q) accepted", bad)
-		}
-	}
-}
-
 // TestAccGitopsCommit_TwoResourcesSameBranch applies two resources that own different paths of one
 // branch in the same run (Terraform applies them in parallel): both land, one commit each.
 func TestAccGitopsCommit_TwoResourcesSameBranch(t *testing.T) {
