@@ -627,6 +627,9 @@ func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
 		{gitopsCfg{URL: "file://" + repo, Branch: "main", Files: map[string]string{"a/../../x": "a"}}, `(?s)Invalid file name`},
 		{gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "../outside", Files: map[string]string{"a": "a"}}, `(?s)Invalid path`},
 		{gitopsCfg{URL: "ftp://example.com/fleet.git", Branch: "main", Files: map[string]string{"a": "a"}}, `(?s)Invalid repository_url.*unsupported URL scheme`},
+		// SECURITY.md: credentials that a rewrite introduces are refused at plan time too, and never printed.
+		{gitopsCfg{Provider: `git_url_rewrites = { "https://example.com/" = "https://user:hunter2@example.com/" }`, URL: "https://example.com/org/fleet.git", Branch: "main", Files: map[string]string{"a": "a"}},
+			`(?s)after URL rewrite.*credentials embedded in the repository URL.*git_token`},
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {
