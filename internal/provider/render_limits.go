@@ -49,7 +49,7 @@ func (d *ProviderData) RenderOptions(ctx context.Context, configValidation strin
 // variable and how to read it.
 type renderLimitSetting struct {
 	attr, env, def, help string
-	set               func(l *RenderLimits, s string) error
+	set                  func(l *RenderLimits, s string) error
 }
 
 var renderLimitSettings = []renderLimitSetting{
