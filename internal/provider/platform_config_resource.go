@@ -45,8 +45,8 @@ func (r *PlatformConfigResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"each of their keys carries its own labels (`label.value.KEY`), and the map's `labels` play no part in matching. " +
 			"Logical resource: it lives only in Terraform state.",
 		Attributes: map[string]schema.Attribute{
-			"id":     modelIDAttribute(),
-			"name":   modelNameAttribute("Name of the ConfigMap. Maps are merged in name order."),
+			"id":   modelIDAttribute(),
+			"name": modelNameAttribute("Name of the ConfigMap. Maps are merged in name order."),
 			"labels": modelLabelsAttribute("Labels that select the assignments this config applies to; no labels means every assignment. " +
 				"Maps named `azure-app-config*` are matched key by key, by the labels in each key, not by these."),
 			"data": schema.MapAttribute{
