@@ -380,7 +380,7 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		if diags.HasError() || !known || !gitopsKnown(rm.Environment) || rm.ConfigValidation.IsUnknown() {
 			return desired{}
 		}
-		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, render.Options{ConfigValidation: rm.ConfigValidation.ValueString()}, nil)
+		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString()), nil)
 		diags.Append(engineDiagnostics(engineDiags, path.Root("render").AtName("manifests"))...)
 		if diags.HasError() {
 			return desired{}
