@@ -309,42 +309,25 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if v := cfg.RepositoryURL; gitopsKnown(v) {
-		if err := gitrepo.ValidateURL(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Invalid repository_url",
-				fmt.Sprintf("kalypso_gitops_commit: %s. Use file://, a local path, https://, ssh:// or user@host:path, without credentials; configure the token or ssh key in the provider.", err))
-		} else if !cfg.PullRequest.IsNull() {
-			if err := delivery.ValidatePullRequestURL(v.ValueString()); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Pull-request mode needs a GitHub repository URL",
-					fmt.Sprintf("kalypso_gitops_commit: %s. Pull requests are opened through the GitHub API, so repository_url must be "+
-						"https://<host>/<owner>/<repo>.git or git@<host>:<owner>/<repo>.git (git_url_rewrites may point it elsewhere); remove pull_request to push directly.", err))
-			}
+	known := func(v types.String) *string {
+		if !gitopsKnown(v) {
+			return nil
 		}
+		s := v.ValueString()
+		return &s
 	}
-	if v := cfg.Branch; gitopsKnown(v) {
-		if err := delivery.ValidateBranchName(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("branch"), "Invalid branch", fmt.Sprintf("kalypso_gitops_commit: %s. Use a name git accepts, such as \"dev\" or \"envs/dev\".", err))
-		}
-	}
+	settings := delivery.Settings{RepoURL: known(cfg.RepositoryURL), Branch: known(cfg.Branch), PromotedCommitID: known(cfg.PromotedCommitID), Path: known(cfg.Path), PullRequest: !cfg.PullRequest.IsNull()}
 	if !cfg.PullRequest.IsNull() && !cfg.PullRequest.IsUnknown() {
 		var prm gitopsPullRequestModel
 		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
-		if h := prm.HeadBranch; gitopsKnown(h) {
-			if err := delivery.ValidateBranchName(h.ValueString()); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("pull_request").AtName("head_branch"), "Invalid head_branch", fmt.Sprintf("kalypso_gitops_commit: %s.", err))
-			}
-		}
+		settings.HeadBranch = known(prm.HeadBranch)
 	}
-	if v := cfg.PromotedCommitID; gitopsKnown(v) {
-		if err := delivery.ValidatePromotedCommitID(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("promoted_commit_id"), "Invalid promoted_commit_id", "kalypso_gitops_commit: "+err.Error()+". Omit the attribute to write no promoted-commit file.")
+	for _, p := range delivery.CheckSettings(settings) {
+		at := path.Root(p.Attribute)
+		if p.Attribute == "pull_request.head_branch" {
+			at = path.Root("pull_request").AtName("head_branch")
 		}
-	}
-	if v := cfg.Path; gitopsKnown(v) {
-		if _, err := gitrepo.CleanPath(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid path",
-				fmt.Sprintf("kalypso_gitops_commit: %s. Use a relative directory such as \"clusters\" or \".\".", err))
-		}
+		resp.Diagnostics.AddAttributeError(at, p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
 		names := make([]string, 0, len(cfg.Files.Elements()))
