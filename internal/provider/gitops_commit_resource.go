@@ -483,17 +483,8 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		}
 	}
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), req)
-	var refused *delivery.PlanError
-	if errors.As(err, &refused) {
-		detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", plan.ID.ValueString(), refused.Err)
-		if hint, _ := delivery.ErrorHint(refused.Err); refused.Summary == "Cannot read the Git repository" {
-			detail += "\n\n" + hint
-		}
-		if refused.Attribute == "" {
-			diags.AddError(refused.Summary, detail)
-		} else {
-			diags.AddAttributeError(path.Root(refused.Attribute), refused.Summary, detail)
-		}
+	if err != nil {
+		diags.Append(deliveryDiag(plan.ID.ValueString(), err))
 		return nil
 	}
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
@@ -584,7 +575,7 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if !state.PullRequest.IsNull() && !state.PullRequestNumber.IsNull() {
 		pr, err := delivery.ReadPullRequest(ctx, r.data.GitHubClient, req2.RepoURL, int(state.PullRequestNumber.ValueInt64()))
 		if err != nil {
-			resp.Diagnostics.Append(deliveryErrorDiag(state.ID.ValueString(), err))
+			resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
 			return
 		}
 		state.PullRequestState = types.StringValue(pr.State)
@@ -801,7 +792,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
 	}
 	if err != nil {
-		diags.Append(deliveryErrorDiag(m.ID.ValueString(), err))
+		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return diags, err
 	}
 	switch {
@@ -850,16 +841,16 @@ func (r *GitopsCommitResource) client(m *gitopsCommitModel) *gitrepo.Client {
 	return r.data.GitClient(WithSSHHostKeyFingerprint(m.SSHHostKeyFingerprint.ValueString()))
 }
 
-// deliveryErrorDiag reports a delivery.DeliverError (or a Git error) at its attribute.
-func deliveryErrorDiag(id string, err error) diag.Diagnostic {
-	var de *delivery.DeliverError
+// deliveryDiag reports a delivery.Error (or a bare Git error) at its attribute, with what to do.
+func deliveryDiag(id string, err error) diag.Diagnostic {
+	var de *delivery.Error
 	if !errors.As(err, &de) {
 		return gitErrorDiag("Cannot deliver the files to Git", id, err)
 	}
-	if de.Summary == "Cannot deliver the files to Git" {
-		return gitErrorDiag(de.Summary, id, de.Err)
-	}
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
+	if de.Hint != "" {
+		detail += "\n\n" + de.Hint
+	}
 	if de.Attribute == "" {
 		return diag.NewErrorDiagnostic(de.Summary, detail)
 	}
