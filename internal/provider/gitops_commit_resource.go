@@ -146,8 +146,9 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				PlanModifiers: replace,
 			},
 			"create_branch": schema.BoolAttribute{
-				MarkdownDescription: "Create `branch` from the default branch (or as an orphan in an empty repository) when it does not exist. " +
-					"Defaults to `false`: a missing branch is an error at plan time that lists the branches that exist.",
+				MarkdownDescription: "Create `branch` when it does not exist, as a new branch (without parent commit) that holds only this resource's files, " +
+					"so that what the plan shows does not depend on another branch moving before the apply; to start from another branch's content " +
+					"(CI workflows, a README), create the branch with git first. Defaults to `false`: a missing branch is an error at plan time that lists the branches that exist.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"path": schema.StringAttribute{
@@ -772,7 +773,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 			RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: want.Path,
 			Files: want.Files, RootFiles: want.RootFiles, DeleteRootFiles: want.DeleteRootFiles,
 			Message: m.CommitMessage.ValueString(), Author: r.author(ctx, m, &diags),
-			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), ExpectedManagedTree: expected,
+			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), Orphan: true, ExpectedManagedTree: expected,
 		},
 		PromotedCommitID: m.PromotedCommitID.ValueString(),
 		PromotedChanged:  !m.PromotedCommitID.IsNull() && (prior == nil || !prior.PromotedCommitID.Equal(m.PromotedCommitID)),
