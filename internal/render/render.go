@@ -159,6 +159,9 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	if environment == "" {
 		return nil, model.Diagnostics{{Severity: model.SeverityError, Summary: "Missing environment", Source: model.NoSource, Detail: "set `environment` to the name of the environment to render, for example \"dev\""}}
 	}
+	if ds := checkEnvironment(environment); ds.HasError() {
+		return nil, ds
+	}
 	switch opts.ConfigValidation {
 	case "", ConfigValidationError, ConfigValidationWarn:
 	default:
@@ -675,6 +678,13 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 			}
 			return fail(sev, "Platform config violates schema", "",
 				fmt.Sprintf("%s rejects field %s: %s. Fix the platform ConfigMaps, or set config_validation = \"warn\" to skip this assignment", s.name, v.Field, v.Message))
+		}
+	}
+
+	if ds := j.deployability(a, t, ct, config); len(ds) > 0 {
+		r.diags = append(r.diags, ds...)
+		if ds.HasError() {
+			return r
 		}
 	}
 
