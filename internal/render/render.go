@@ -132,11 +132,13 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 
 	targets, ds := DeriveTargets(environment, set)
 	diags = append(diags, ds...)
+	diags = append(diags, environmentWarnings(environment, set, targets)...)
 	assignments, ds := Schedule(environment, set, targets)
 	diags = append(diags, ds...)
 	if diags.HasError() {
 		return nil, diags
 	}
+	diags = append(diags, policyWarnings(set, targets, assignments)...)
 
 	// Three files per assignment and a README per cluster type: sized once, the map never grows.
 	res := &Result{Environment: environment, Files: make(map[string]string, 3*len(assignments)+len(set.ClusterTypes)), PromotedCommit: set.PromotedCommit()}
@@ -363,7 +365,7 @@ func selectorDiag(src model.Source, name, field string, err error) model.Diagnos
 
 type renderedAssignment struct {
 	files      []renderedFile
-	diags      model.Diagnostics
+	diags      []assignmentDiag
 	yamlIssues []yamlIssue
 	skipped    bool
 }
@@ -372,10 +374,7 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 	job := e.newAssignmentJob(environment, set, targets, opts)
 	out := make([]renderedAssignment, len(assignments))
 	parallelFor(len(assignments), opts.Parallelism, func(i int) { out[i] = job.render(&assignments[i]) })
-	var diags model.Diagnostics
-	for _, r := range out {
-		diags = append(diags, r.diags...)
-	}
+	diags := mergeAssignmentDiags(out)
 	diags = append(diags, mergeYAMLIssues(out)...)
 	return out, diags
 }
@@ -425,8 +424,9 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 	t := j.targets[a.DeploymentTarget]
 	ctSrc := j.set.Source(model.KindClusterType, ct.Metadata.Name)
 	fail := func(sev model.Severity, summary, field, detail string) renderedAssignment {
-		r.diags = append(r.diags, model.Diagnostic{Severity: sev, Summary: summary, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
-			Detail: fmt.Sprintf("deployment target %q on cluster type %q: %s", t.Name, ct.Metadata.Name, detail)})
+		r.diags = append(r.diags, assignmentDiag{target: t.Name, diag: model.Diagnostic{
+			Severity: sev, Summary: summary, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field, Detail: detail,
+		}})
 		return r
 	}
 
