@@ -59,8 +59,9 @@ for stage in 1 2 3 4 5; do
   echo
   echo "================ stage $stage: ${titles[$stage]} ================"
   terraform plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage="$stage" -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
-  grep -E "^  # |^Plan:|^No changes" plan.txt || true
+  grep -E "^  # |^Plan:|^No changes|Warning: " plan.txt || true
   cp plan.txt "$demo/plan-stage-$stage.txt"
+  echo "-- full plan: .demo/plan-stage-$stage.txt"
   terraform apply -input=false -no-color -auto-approve tfplan >apply.txt 2>&1 || { cat apply.txt; exit 1; }
   grep -E '^Apply complete' apply.txt
   echo "-- dev assignments:   $(terraform output -json dev_assignments)"
