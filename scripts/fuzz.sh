@@ -13,6 +13,7 @@ fi
 
 targets=(
   "./internal/model FuzzSplitAndDecode"
+  "./internal/model FuzzSplitMatchesYAMLStream"
   "./internal/render FuzzSelector"
   "./internal/platformconfig FuzzParseValueAndMerge"
   "./internal/templating FuzzTemplateExecute"

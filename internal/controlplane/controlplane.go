@@ -203,7 +203,12 @@ func ReadFiles(ctx context.Context, files map[string][]byte, sub string, opts Op
 	var diags model.Diagnostics
 	var docs []model.Document
 	for _, p := range paths {
-		for _, doc := range model.SplitDocuments(-1, string(files[p])) {
+		split, ds := model.SplitDocuments(-1, string(files[p]))
+		for _, d := range ds {
+			d.Source.File = p
+			diags = append(diags, d)
+		}
+		for _, doc := range split {
 			doc.Source.Input = -1
 			doc.Source.File = p
 			apiVersion, kind, _, err := workloadsource.Header(doc.Text)

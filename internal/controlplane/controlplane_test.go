@@ -322,3 +322,22 @@ func TestDiagnostics(t *testing.T) {
 		}
 	})
 }
+
+// TestSplitLikeFlux: a control-plane file is split as Flux's kustomize reads it, so a Windows editor's CRLF
+// or a commented separator keeps every document, and a separator Flux refuses is an error naming the file.
+func TestSplitLikeFlux(t *testing.T) {
+	crlf := strings.ReplaceAll(clusterType("a")+"--- # second\n"+clusterType("b")+"---  \n"+clusterType("c"), "\n", "\r\n")
+	res := must(t)(ReadDir(context.Background(), writeTree(t, map[string]string{"cts.yaml": crlf}), Options{}))
+	if !reflect.DeepEqual(res.ClusterTypes, []string{"a", "b", "c"}) {
+		t.Fatalf("cluster types %v, want a, b, c", res.ClusterTypes)
+	}
+	for _, m := range res.Manifests {
+		if strings.Contains(m, "\r") {
+			t.Errorf("manifest keeps CR: %q", m)
+		}
+	}
+	_, diags := ReadDir(context.Background(), writeTree(t, map[string]string{"sub/bad.yaml": clusterType("a") + "--- !!map\n" + clusterType("b")}), Options{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid document separator" || diags[0].Source.File != "sub/bad.yaml" || diags[0].Source.Line != 8 {
+		t.Fatalf("diags = %v", diags)
+	}
+}

@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
+
+	yamlv3 "gopkg.in/yaml.v3"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	kjson "sigs.k8s.io/json"
@@ -21,44 +24,134 @@ type Document struct {
 	Source Source
 }
 
-// SplitDocuments splits a stream at lines that are exactly `---`. Each document's text is kept verbatim,
-// and empty or comment-only documents are dropped. Positions count every document, dropped or not.
-func SplitDocuments(input int, text string) []Document {
+// SplitDocuments splits a stream into documents the way kustomize's kyaml ByteReader does, which is how
+// Flux delivers a control-plane repository: CRLF line endings are read as LF, and a line that starts with
+// `---` separates documents when the rest of it is empty, whitespace or a `# comment`. Any other text after
+// `---` on that line (`--- !!map`, `---apiVersion: v1`) is an "Invalid document separator" error naming the
+// line, and the input gives no documents. Each document's text is otherwise kept verbatim; empty and
+// comment-only documents are skipped. Positions count every document, skipped or not. A document that a
+// YAML parser would still read as several documents (after a `...` end marker, a lone CR or another line
+// break that YAML knows and this splitter does not) is an error too, so that no document is ever dropped.
+func SplitDocuments(input int, text string) ([]Document, Diagnostics) {
+	if strings.Contains(text, "\r\n") {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
 	var docs []Document
-	var cur strings.Builder
-	index, line, startLine := 0, 1, 1
-	flush := func() {
-		t := cur.String()
+	var diags Diagnostics
+	index, line, startLine, start := 0, 1, 1, 0
+	flush := func(end int) {
+		t := text[start:end]
 		if !isBlankDocument(t) {
-			docs = append(docs, Document{Text: t, Source: Source{Input: input, Document: index, Line: startLine}})
+			src := Source{Input: input, Document: index, Line: startLine}
+			if n, trailing := yamlDocumentCount(t); n > 1 || trailing != nil {
+				what := fmt.Sprintf("this document holds %d YAML documents", n)
+				if n <= 1 {
+					what = fmt.Sprintf("this document has text after the end of its first YAML document (%v), which a YAML decoder would drop", trailing)
+				}
+				diags = append(diags, Diagnostic{Severity: SeverityError, Summary: SummaryHiddenDocuments, Source: src,
+					Detail: what + ", but only a line that starts with `---` separates documents here (as in Flux); " +
+						"remove the `...` end marker or the stray line break (a lone CR, NEL, LS or PS), or put `---` on its own line between the documents"})
+			} else {
+				docs = append(docs, Document{Text: t, Source: src})
+			}
 		}
-		cur.Reset()
 		index++
 	}
-	rest := text
-	for len(rest) > 0 {
-		nl := strings.IndexByte(rest, '\n')
-		var ln string
-		if nl < 0 {
-			ln, rest = rest, ""
-		} else {
-			ln, rest = rest[:nl+1], rest[nl+1:]
+	pos := 0
+	for pos < len(text) {
+		end := len(text)
+		next := len(text)
+		if nl := strings.IndexByte(text[pos:], '\n'); nl >= 0 {
+			end, next = pos+nl, pos+nl+1
 		}
-		if strings.TrimSuffix(ln, "\n") == "---" {
-			flush()
+		if ln := text[pos:end]; strings.HasPrefix(ln, "---") {
+			// Only YAML's whitespace (space and tab) counts: other Unicode spaces are refused rather than guessed at.
+			if rest := strings.Trim(ln[3:], " \t"); rest != "" && rest[0] != '#' {
+				diags = append(diags, Diagnostic{Severity: SeverityError, Summary: SummaryInvalidSeparator,
+					Source: Source{Input: input, Document: index + 1, Line: line},
+					Detail: fmt.Sprintf("line %d is %q: a line that starts with `---` separates documents and may hold only whitespace or a `# comment` after it (as kustomize and Flux require); move %q to the next line", line, abbreviateLine(ln), abbreviateLine(rest))})
+			}
+			flush(pos)
+			start = next
 			startLine = line + 1
-		} else {
-			cur.WriteString(ln)
 		}
+		pos = next
 		line++
 	}
-	flush()
-	return docs
+	flush(len(text))
+	if diags.HasError() {
+		return nil, diags
+	}
+	return docs, diags
+}
+
+const (
+	// SummaryInvalidSeparator is the summary of a `---` line with other text after it.
+	SummaryInvalidSeparator = "Invalid document separator"
+	// SummaryHiddenDocuments is the summary of a document that a YAML parser reads as several.
+	SummaryHiddenDocuments = "Several YAML documents without a separator"
+)
+
+func abbreviateLine(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// yamlDocumentCount returns how many non-empty documents yaml.v3 reads from a text that holds no `---`
+// line, and the error that stopped it after the first document, if any. Only a document end marker or a
+// line break other than LF can make that more than one, so any other text is one document without parsing
+// it twice. Text that does not parse at all is one document: the decoder reports it with the object's context.
+func yamlDocumentCount(text string) (int, error) {
+	if !strings.HasPrefix(text, "...") && !strings.Contains(text, "\n...") && !strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
+		return 1, nil
+	}
+	n, err := CountYAMLDocuments(text)
+	if err != nil && n == 0 {
+		return 1, nil
+	}
+	return n, err
+}
+
+// CountYAMLDocuments returns the number of non-empty documents a yaml.v3 stream decoder reads from text.
+func CountYAMLDocuments(text string) (int, error) {
+	dec := yamlv3.NewDecoder(strings.NewReader(text))
+	n := 0
+	for {
+		var node yamlv3.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if !isEmptyYAMLDocument(&node) {
+			n++
+		}
+	}
+}
+
+func isEmptyYAMLDocument(n *yamlv3.Node) bool {
+	if n.Kind != yamlv3.DocumentNode {
+		return n.Kind == 0
+	}
+	if len(n.Content) == 0 {
+		return true
+	}
+	c := n.Content[0]
+	return len(n.Content) == 1 && c.Kind == yamlv3.ScalarNode && c.Tag == "!!null" && c.Value == "" && c.Style == 0 && c.Anchor == ""
 }
 
 func isBlankDocument(text string) bool {
+	if strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
+		// YAML also breaks lines at these, so a "comment" line may hold content after one of them.
+		n, err := CountYAMLDocuments(text)
+		return err == nil && n == 0
+	}
 	for _, ln := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(ln)
+		t := strings.Trim(ln, " \t")
 		if t != "" && !strings.HasPrefix(t, "#") {
 			return false
 		}
@@ -81,6 +174,12 @@ func DecodeDocument(doc Document) (*Entry, Diagnostics) {
 	}
 	// Strict YAML rejects duplicate keys, which Kubernetes would also reject.
 	js, err := yaml.YAMLToJSONStrict([]byte(doc.Text))
+	if err != nil && strings.Contains(err.Error(), "already set in map") {
+		// yaml.v2's strict mode counts a key that overrides one taken from a merge key (`<<: *base` then
+		// `name: t2`) as a duplicate. That is valid YAML, and sigs.k8s.io/yaml and Kubernetes accept it, so
+		// only keys written twice in one mapping are refused.
+		js, err = decodeWithMergeOverrides(doc.Text, err)
+	}
 	if err != nil {
 		return fail("", "", "", "Malformed YAML document", err.Error()+". Fix the YAML syntax (indent with spaces, no duplicate keys).")
 	}
@@ -131,6 +230,53 @@ func DecodeDocument(doc Document) (*Entry, Diagnostics) {
 	entry := &Entry{Kind: kind, Name: name, Object: obj, Doc: doc}
 	diags := Validate(entry)
 	return entry, diags
+}
+
+// decodeWithMergeOverrides converts YAML to JSON like sigs.k8s.io/yaml does when the only duplicate keys
+// are overrides of merged keys; otherwise it returns strictErr.
+func decodeWithMergeOverrides(text string, strictErr error) ([]byte, error) {
+	var root yamlv3.Node
+	if yamlv3.Unmarshal([]byte(text), &root) != nil || hasLiteralDuplicateKey(&root, 0) {
+		return nil, strictErr
+	}
+	js, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil, strictErr
+	}
+	return js, nil
+}
+
+// hasLiteralDuplicateKey reports whether a mapping of the tree writes one key twice; merge keys (`<<`) do
+// not count, as YAML's merge rules let the mapping's own keys override merged ones.
+func hasLiteralDuplicateKey(n *yamlv3.Node, depth int) bool {
+	if n == nil || depth > 10000 {
+		return depth > 10000
+	}
+	if n.Kind == yamlv3.MappingNode {
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yamlv3.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			if k.Kind != yamlv3.ScalarNode || k.Tag == "!!merge" {
+				continue
+			}
+			if seen[k.Value] {
+				return true
+			}
+			seen[k.Value] = true
+		}
+	}
+	if n.Kind == yamlv3.AliasNode {
+		return false
+	}
+	for _, c := range n.Content {
+		if hasLiteralDuplicateKey(c, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func deref(s *string) string {

@@ -5,6 +5,7 @@ package model
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,15 @@ func FuzzSplitAndDecode(f *testing.F) {
 	f.Add("kind: ClusterType\nkind: ClusterType\n")
 	f.Add("metadata:\n\tname: x\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		docs := SplitDocuments(0, text)
+		docs, splitDiags := SplitDocuments(0, text)
+		if splitDiags.HasError() {
+			if len(docs) != 0 {
+				t.Fatalf("documents returned with a split error")
+			}
+			return
+		}
+		// Line numbers and verbatim text refer to the input as read, with CRLF as LF.
+		text = strings.ReplaceAll(text, "\r\n", "\n")
 		prev := -1
 		for _, d := range docs {
 			if d.Source.Document <= prev || d.Source.Line < 1 || d.Source.Input != 0 {
@@ -33,7 +42,7 @@ func FuzzSplitAndDecode(f *testing.F) {
 				t.Fatalf("document %q is not a non-blank part of the input", d.Text)
 			}
 			for _, ln := range strings.Split(d.Text, "\n") {
-				if ln == "---" {
+				if strings.HasPrefix(ln, "---") {
 					t.Fatalf("document %q still holds a separator line", d.Text)
 				}
 			}
@@ -74,6 +83,61 @@ func FuzzSplitAndDecode(f *testing.F) {
 			if err != nil || again != out {
 				t.Fatalf("round trip changed the object:\n%s\n%s", out, again)
 			}
+		}
+	})
+}
+
+// separatorLine is the separator rule of SplitDocuments, for the differential below: a line that starts
+// with `---` followed by nothing, whitespace or a `# comment`.
+var separatorLine = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+
+// FuzzSplitMatchesYAMLStream is a differential test of the splitter against yaml.v3's multi-document
+// decoder: for any input that splits without error, the documents found equal the non-empty documents
+// yaml.v3 reads from the same text after the same separator rule (each separator line written as a bare
+// `---`). A document the splitter would silently lose, or two documents it would merge, is a failure; an
+// input the splitter refuses must be refused with a diagnostic naming a line, never with documents.
+func FuzzSplitMatchesYAMLStream(f *testing.F) {
+	for _, s := range []string{
+		"a: 1\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2\r\n", "a: 1\n--- # c\nb: 2", "a: 1\n--- \nb: 2\n", "a: 1\n---\t\nb: 2",
+		"a: 1\n...\nb: 2\n", "a: 1\r---\rb: 2", "a: 1\n--- !!map\nb: 2\n", "---\n---\n# c\n---\n", "a: |\n  ---\n  x\n",
+		"a: 1\n\ufeff---\nb: 2\n", "a: 1\u2028---\u2028b: 2\n", "~\n---\nnull\n---\n''\n", "%YAML 1.2\n---\na: 1\n", "a: 1\n---#c\nb: 2\n",
+		"- a\n---\n- b\n...\n", "a: &x 1\n---\nb: *x\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		docs, diags := SplitDocuments(0, text)
+		if diags.HasError() {
+			if len(docs) != 0 {
+				t.Fatalf("documents returned with a split error: %v", diags)
+			}
+			for _, d := range diags {
+				if d.Summary == "" || d.Source.Line < 1 || d.Source.Input != 0 {
+					t.Fatalf("split error without summary or line: %+v", d)
+				}
+			}
+			return
+		}
+		normalized := separatorLine.ReplaceAllString(strings.ReplaceAll(text, "\r\n", "\n"), "---")
+		want, err := CountYAMLDocuments(normalized)
+		if err != nil {
+			return // not YAML: the decoder reports it with the document's position
+		}
+		got := 0
+		for _, d := range docs {
+			n, err := CountYAMLDocuments(d.Text)
+			if err != nil {
+				// yaml.v3 reads the whole stream but not this part of it alone: then the document is
+				// reported by the decoder, and counts as found.
+				n = 1
+			}
+			if n > 1 {
+				t.Fatalf("document %d at line %d holds %d YAML documents: %q", d.Source.Document, d.Source.Line, n, d.Text)
+			}
+			got += n
+		}
+		if got != want {
+			t.Fatalf("splitter found %d non-empty documents, yaml.v3 reads %d from %q (split: %+v)", got, want, normalized, docs)
 		}
 	})
 }

@@ -29,21 +29,28 @@ func TestSplitDocuments(t *testing.T) {
 		{"leading separator counts an empty document", "---\na: 1\n", []doc{{"a: 1\n", 1, 2}}},
 		{"trailing separator", "a: 1\n---\n", []doc{{"a: 1\n", 0, 1}}},
 		{"separator as last line without newline", "a: 1\n---", []doc{{"a: 1\n", 0, 1}}},
-		{"separator with trailing space does not split", "a: 1\n--- \nb: 2\n", []doc{{"a: 1\n--- \nb: 2\n", 0, 1}}},
+		// kyaml's ByteReader (and so Flux) splits at these; before issue 14 they silently kept only the first document.
+		{"separator with trailing space", "a: 1\n--- \nb: 2\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 1, 3}}},
+		{"separator with trailing tab", "a: 1\n---\t\nb: 2\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 1, 3}}},
+		{"separator with a comment", "a: 1\n--- # c\nb: 2\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 1, 3}}},
+		{"separator with a comment without space", "a: 1\n---#c\nb: 2\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 1, 3}}},
+		{"CRLF line endings are read as LF", "a: 1\r\n---\r\nb: 2\r\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 1, 3}}},
+		{"CRLF separator with a comment", "a: 1\r\n--- # windows\r\nb: |\r\n  x\r\n", []doc{{"a: 1\n", 0, 1}, {"b: |\n  x\n", 1, 3}}},
 		{"separator with leading space does not split", "a: |\n  ---\n  x\n", []doc{{"a: |\n  ---\n  x\n", 0, 1}}},
-		{"separator with a comment does not split", "a: 1\n--- # c\nb: 2\n", []doc{{"a: 1\n--- # c\nb: 2\n", 0, 1}}},
-		{"four dashes do not split", "a: 1\n----\nb: 2\n", []doc{{"a: 1\n----\nb: 2\n", 0, 1}}},
 		{"empty and comment-only documents are skipped but counted", "# only a comment\n---\n\n   \n---\n  # indented comment\n---\nk: v\n",
 			[]doc{{"k: v\n", 3, 8}}},
 		{"blank lines kept verbatim", "\n\na: 1\n\n", []doc{{"\n\na: 1\n\n", 0, 1}}},
 		{"consecutive separators", "a: 1\n---\n---\nb: 2\n", []doc{{"a: 1\n", 0, 1}, {"b: 2\n", 2, 4}}},
+		{"document end marker without more content", "a: 1\n...\n", []doc{{"a: 1\n...\n", 0, 1}}},
 		{"empty input", "", nil},
 		{"only separators", "---\n---\n", nil},
-		{"CRLF separator is not exactly ---", "a: 1\r\n---\r\nb: 2\r\n", []doc{{"a: 1\r\n---\r\nb: 2\r\n", 0, 1}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := SplitDocuments(7, c.in)
+			got, diags := SplitDocuments(7, c.in)
+			if len(diags) > 0 {
+				t.Fatalf("unexpected diagnostics %v", diags)
+			}
 			if len(got) != len(c.want) {
 				t.Fatalf("got %d documents %+v, want %d", len(got), got, len(c.want))
 			}
@@ -53,6 +60,40 @@ func TestSplitDocuments(t *testing.T) {
 					t.Errorf("document %d = {%q pos %d line %d input %d}, want {%q pos %d line %d input 7}",
 						i, g.Text, g.Source.Document, g.Source.Line, g.Source.Input, w.text, w.position, w.line)
 				}
+			}
+		})
+	}
+}
+
+// TestSplitDocumentsRefusesWhatWouldBeDropped covers the inputs that kyaml refuses ("invalid document
+// separator") and the ones a YAML parser would read as several documents inside one `---` section.
+func TestSplitDocumentsRefusesWhatWouldBeDropped(t *testing.T) {
+	cases := []struct {
+		name, in, summary string
+		line, position    int
+		detail            string
+	}{
+		{"tag after the separator", "a: 1\n--- !!map\nb: 2\n", SummaryInvalidSeparator, 2, 1, `"--- !!map"`},
+		{"object glued to the separator", "a: 1\n---apiVersion: v1\nkind: ConfigMap\n", SummaryInvalidSeparator, 2, 1, `move "apiVersion: v1" to the next line`},
+		{"four dashes", "a: 1\n----\nb: 2\n", SummaryInvalidSeparator, 2, 1, `"----"`},
+		{"CRLF file with a tag after the separator", "a: 1\r\nb: 2\r\n--- !x\r\nc: 3\r\n", SummaryInvalidSeparator, 3, 1, `line 3`},
+		{"first line", "--- |\n  text\n", SummaryInvalidSeparator, 1, 1, `"--- |"`},
+		{"document end marker then another document", "a: 1\n...\nb: 2\n", SummaryHiddenDocuments, 1, 0, "text after the end of its first YAML document"},
+		{"old Mac line endings", "a: 1\r---\rb: 2\r", SummaryHiddenDocuments, 1, 0, "lone CR"},
+		{"unicode line separator before a separator", "a: 1\u2028---\u2028b: 2\n", SummaryHiddenDocuments, 1, 0, "holds 2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			docs, diags := SplitDocuments(3, c.in)
+			if len(docs) != 0 {
+				t.Errorf("documents returned despite the error: %+v", docs)
+			}
+			if len(diags) != 1 {
+				t.Fatalf("want one diagnostic, got %v", diags)
+			}
+			d := diags[0]
+			if d.Severity != SeverityError || d.Summary != c.summary || d.Source.Input != 3 || d.Source.Line != c.line || d.Source.Document != c.position || !strings.Contains(d.Detail, c.detail) {
+				t.Errorf("got %+v, want %s at input 3 line %d document %d with %q", d, c.summary, c.line, c.position, c.detail)
 			}
 		})
 	}
@@ -461,4 +502,31 @@ func TestDecodeHostileInput(t *testing.T) {
 			t.Errorf("diagnostics %v", diags)
 		}
 	})
+}
+
+// TestDecodeMergeKeyOverride: a key that overrides one taken from a YAML merge key is valid YAML, which
+// sigs.k8s.io/yaml and Kubernetes accept; only a key written twice in one mapping is a duplicate.
+func TestDecodeMergeKeyOverride(t *testing.T) {
+	merged := av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n" +
+		"    - &base {name: t1, environment: dev, manifests: {repo: https://r, branch: main, path: p}, labels: {a: b}}\n" +
+		"    - <<: *base\n      name: t2\n"
+	e, diags := DecodeDocument(Document{Text: merged})
+	if diags.HasError() || e == nil {
+		t.Fatalf("merge key override refused: %v", diags)
+	}
+	ts := e.Object.(*Workload).Spec.DeploymentTargets
+	if len(ts) != 2 || ts[1].Name != "t2" || ts[1].Environment != "dev" || ts[1].Manifests["repo"] != "https://r" || ts[1].Labels["a"] != "b" || ts[0].Name != "t1" {
+		t.Errorf("targets %+v", ts)
+	}
+	for name, text := range map[string]string{
+		"duplicate next to a merge key": av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n    - &base {name: t1, environment: dev, manifests: {repo: r}}\n    - <<: *base\n      name: t2\n      name: t3\n",
+		"duplicate in another mapping":  av + "kind: Workload\nmetadata:\n  name: w\n  name: v\nspec:\n  deploymentTargets:\n    - &base {name: t1, environment: dev, manifests: {repo: r}}\n    - <<: *base\n      name: t2\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, diags := DecodeDocument(Document{Text: text})
+			if len(diags) != 1 || diags[0].Summary != "Malformed YAML document" || !strings.Contains(diags[0].Detail, "already set in map") {
+				t.Errorf("diagnostics %v", diags)
+			}
+		})
+	}
 }

@@ -28,10 +28,14 @@ type Set struct {
 // Parse decodes every document of every input into a Set. Objects of one kind are sorted by name.
 func Parse(inputs []string) (*Set, Diagnostics) {
 	var docs []Document
+	var diags Diagnostics
 	for i, in := range inputs {
-		docs = append(docs, SplitDocuments(i, in)...)
+		d, ds := SplitDocuments(i, in)
+		docs = append(docs, d...)
+		diags = append(diags, ds...)
 	}
-	return ParseDocuments(docs)
+	set, ds := ParseDocuments(docs)
+	return set, append(diags, ds...)
 }
 
 // ParseDocuments decodes documents that were already split, for example by a control-plane reader.

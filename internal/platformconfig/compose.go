@@ -100,9 +100,10 @@ type platformMap struct {
 	values []interface{}
 }
 
+// azureMap is one azure-app-config* ConfigMap. Its own metadata.labels play no part (upstream reads these
+// maps by name, and only the labels encoded in each key decide), so it keeps no matcher.
 type azureMap struct {
-	match matcher
-	keys  []azureKey
+	keys []azureKey
 }
 
 type azureKey struct {
@@ -132,13 +133,15 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 		if !strings.HasPrefix(cm.Metadata.Name, AzureAppConfigPrefix) {
 			continue
 		}
-		am := azureMap{match: compileMatcher(cm.Metadata.Labels)}
+		var am azureMap
 		for raw, value := range cm.Data {
 			k := parseAzureKey(raw)
 			k.value = ParseValue(value)
 			am.keys = append(am.keys, k)
 		}
-		// Shortest key first, so that more specific (longer, labelled) keys merge over general ones.
+		// Shortest key first, so that more specific (longer, labelled) keys merge over general ones. Upstream
+		// leaves keys of equal length in sort.Slice's unstable order; they go in name order here, so that
+		// a render is reproducible (a documented deviation).
 		sort.Slice(am.keys, func(i, j int) bool {
 			if len(am.keys[i].raw) != len(am.keys[j].raw) {
 				return len(am.keys[i].raw) < len(am.keys[j].raw)
@@ -180,9 +183,6 @@ func (s *Sources) ComposeShared(t Target) map[string]interface{} {
 	}
 	sig = append(sig, 0)
 	for i, am := range s.azure {
-		if !t.matches(am.match) {
-			continue
-		}
 		sig = binary.AppendUvarint(sig, uint64(i+1))
 		for j, k := range am.keys {
 			if t.matches(k.match) {
@@ -229,9 +229,6 @@ func (s *Sources) compose(t Target) map[string]interface{} {
 		}
 	}
 	for _, am := range s.azure {
-		if !t.matches(am.match) {
-			continue
-		}
 		for _, k := range am.keys {
 			if t.matches(k.match) {
 				put(k.key, k.value)

@@ -176,7 +176,9 @@ func TestComposeOrderAndMatching(t *testing.T) {
 		cm("f-this-cluster", map[string]string{"platform-config": "true", "cluster-type": "large", "region": "west"}, map[string]string{"F": "f"}),
 		// Azure maps come after every platform map, even though "0" sorts first, and need no platform-config label.
 		cm("azure-app-config-0", nil, map[string]string{"AZ": "plain", "cluster-type.large.AZ": "large", "cluster-type.small.AZ": "small", "cluster-type.large.region.west.AZ": "large-west", "LIST": "- azure"}),
-		cm("azure-app-config-1", map[string]string{"cluster-type": "small"}, map[string]string{"AZ": "not-matching-map"}),
+		// Upstream ignores an azure map's own labels: only the labels in its keys decide, so FOO and BAR reach
+		// every target although the map is labelled for another region.
+		cm("azure-app-config-1", map[string]string{"region": "west-us"}, map[string]string{"FOO": "foo", "BAR": "bar", "cluster-type.small.SMALL_ONLY": "s"}),
 	)
 	s := NewSources(maps)
 	got := s.Compose(target)
@@ -186,6 +188,8 @@ func TestComposeOrderAndMatching(t *testing.T) {
 		"ONLY_A": "1",
 		"F":      "f",
 		"AZ":     "large-west",
+		"FOO":    "foo",
+		"BAR":    "bar",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Compose =\n%#v\nwant\n%#v", got, want)
@@ -196,8 +200,8 @@ func TestComposeOrderAndMatching(t *testing.T) {
 		t.Errorf("second Compose differs: %#v", again)
 	}
 	small := s.Compose(Target{ClusterTypeName: "small", TargetLabels: map[string]string{"workload": "app"}})
-	if small["AZ"] != "not-matching-map" || small["K"] != "from-e" {
-		t.Errorf("small cluster type: AZ=%v K=%v", small["AZ"], small["K"])
+	if small["AZ"] != "small" || small["K"] != "from-e" || small["FOO"] != "foo" || small["BAR"] != "bar" || small["SMALL_ONLY"] != "s" {
+		t.Errorf("small cluster type: %#v", small)
 	}
 }
 
@@ -221,6 +225,23 @@ func TestComposeAzureKeysShortestFirst(t *testing.T) {
 	want = map[string]interface{}{"SIZE": "default", "NESTED": m{"a": 1, "b": 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Compose for unrelated target = %#v, want %#v", got, want)
+	}
+}
+
+// An azure-app-config* map that is also labelled platform-config: "true" is read twice: in the first pass
+// by its own labels with its keys taken literally, in the second key by key, ignoring its own labels.
+func TestComposeAzureMapAlsoLabelledPlatformConfig(t *testing.T) {
+	maps := configMaps(t, cm("azure-app-config-both", map[string]string{"platform-config": "true", "cluster-type": "small"},
+		map[string]string{"cluster-type.large.X": "keyed", "LIST": "- item"}))
+	s := NewSources(maps)
+	large := s.Compose(Target{ClusterTypeName: "large", TargetLabels: map[string]string{}})
+	if want := map[string]interface{}{"X": "keyed", "LIST": l{"item"}}; !reflect.DeepEqual(large, want) {
+		t.Errorf("large (second pass only) = %#v, want %#v", large, want)
+	}
+	small := s.Compose(Target{ClusterTypeName: "small", TargetLabels: map[string]string{}})
+	// The first pass keeps the literal key; the second appends LIST to itself.
+	if want := map[string]interface{}{"cluster-type.large.X": "keyed", "LIST": l{"item", "item"}}; !reflect.DeepEqual(small, want) {
+		t.Errorf("small (both passes) = %#v, want %#v", small, want)
 	}
 }
 
@@ -300,6 +321,28 @@ func TestCompileSchema(t *testing.T) {
 	}
 	if _, err := c.Compile(`{"type": 5}`); err == nil {
 		t.Errorf("cache must return compile errors")
+	}
+}
+
+// Upstream reads a ConfigSchema's text with a JSON decoder, which skips leading whitespace; its own
+// validator test schema starts with a newline and indents with tabs, which YAML cannot read.
+func TestCompileSchemaJSONWithLeadingWhitespaceAndTabs(t *testing.T) {
+	text := "\n\t{\n\t\t\"$schema\": \"http://json-schema.org/draft-07/schema#\",\n\t\t\"type\": \"object\",\n" +
+		"\t\t\"properties\": {\"REPLICAS\": {\"type\": \"integer\",\n\t\t\t\"maximum\": 9}},\n\t\t\"required\": [\"REPLICAS\"]\n\t}\n\n"
+	s, err := CompileSchema(text)
+	if err != nil {
+		t.Fatalf("CompileSchema: %v", err)
+	}
+	if v := Validate(s, map[string]interface{}{"REPLICAS": "3"}); v != nil {
+		t.Errorf("valid data: %+v", v)
+	}
+	if v := Validate(s, map[string]interface{}{"REPLICAS": "10"}); v == nil || v.Field != "/REPLICAS" {
+		t.Errorf("the schema must apply: %+v", v)
+	}
+	// Text that is neither says why for both readings.
+	_, err = CompileSchema("\t{\"type\": ")
+	if err == nil || !strings.Contains(err.Error(), "neither JSON") || !strings.Contains(err.Error(), "YAML") {
+		t.Errorf("error = %v", err)
 	}
 }
 

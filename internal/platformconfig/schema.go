@@ -46,9 +46,9 @@ func (c *SchemaCache) Compile(text string) (*jsonschema.Schema, error) {
 
 // CompileSchema compiles one schema text without caching.
 func CompileSchema(text string) (*jsonschema.Schema, error) {
-	js, err := yaml.YAMLToJSON([]byte(text))
+	js, err := schemaJSON(text)
 	if err != nil {
-		return nil, fmt.Errorf("schema is neither JSON nor YAML: %w", err)
+		return nil, err
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
 	if err != nil {
@@ -64,6 +64,23 @@ func CompileSchema(text string) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}
 	return s, nil
+}
+
+// schemaJSON reads schema text as JSON first, on the whitespace-trimmed text, then as YAML. Upstream reads
+// only JSON, and its own schemas start with a newline and tab-indented lines, which YAML refuses (a tab
+// cannot start a token); YAML is a convenience on top.
+func schemaJSON(text string) ([]byte, error) {
+	trimmed := []byte(strings.TrimSpace(text))
+	if json.Valid(trimmed) {
+		return trimmed, nil
+	}
+	js, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		var v interface{}
+		jsonErr := json.Unmarshal(trimmed, &v) // not valid, so this names the first JSON syntax error
+		return nil, fmt.Errorf("schema is neither JSON (%v) nor YAML (%v); write it as a JSON Schema document in JSON or YAML", jsonErr, err)
+	}
+	return js, nil
 }
 
 // Violation describes why config data failed a schema.

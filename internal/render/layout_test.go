@@ -339,6 +339,32 @@ func TestRenderConfigValidation(t *testing.T) {
 	}
 }
 
+// Upstream decodes schema text as JSON, which may start with whitespace (its own test schema starts with a
+// newline and indents with tabs). Such a schema applies in the render, from a ConfigSchema or a target.
+func TestRenderConfigSchemaJSONAfterWhitespace(t *testing.T) {
+	tabbed := func(body string) string { return "\n\t{\n\t\t" + body + "\n\t}\n" }
+	docs := append([]string{
+		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
+		clusterTypeDoc("small", map[string]string{"size": "small"}, "rec", "ns", "cfg"),
+		registrationDoc("app", "ws"),
+		workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev", schemas: []string{tabbed(`"required": ["REPLICAS"]`)}}),
+		policyDoc("p", "", "", ""),
+		configMapDoc("base", map[string]string{"platform-config": "true"}, map[string]string{"REPLICAS": "3"}),
+		configMapDoc("large", map[string]string{"platform-config": "true", "size": "large"}, map[string]string{"REPLICAS": "10"}),
+		configSchemaDoc("limits", nil, tabbed(`"type": "object",`+"\n\t\t"+`"properties": {"REPLICAS": {"type": "integer", "maximum": 5}}`)),
+	}, simpleTemplates...)
+	res, diags := NewEngine().Render("dev", docs, Options{ConfigValidation: "warn"})
+	if diags.HasError() || res == nil {
+		t.Fatalf("render: %v", diags)
+	}
+	if d := findDiag(diags, "Platform config violates schema"); d == nil || d.Name != "large" || !strings.Contains(d.Detail, "/REPLICAS") {
+		t.Errorf("the tab-indented ConfigSchema must apply to large: %v", diags)
+	}
+	if len(res.Assignments) != 1 || res.Assignments[0].ClusterType != "small" {
+		t.Errorf("assignments = %+v, want only small", res.Assignments)
+	}
+}
+
 func TestRenderUnscheduledTargets(t *testing.T) {
 	docs := append([]string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),

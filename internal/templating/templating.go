@@ -8,7 +8,6 @@ package templating
 import (
 	"bytes"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"text/template"
@@ -81,21 +80,26 @@ func marshalYAML(v interface{}) string {
 	return strings.TrimSuffix(string(b), "\n")
 }
 
-// Stringify replaces the list values of a map by their YAML text, then renders the map with ToYAML.
+// Stringify, like upstream's, acts only on a map[string]interface{} (a sprig dict, or the config itself):
+// each of its values that is a map[string]interface{} or a []interface{} is replaced by its yaml.v3 text,
+// final newline kept (so ToYAML prints it as a `|` block), then the map is rendered with ToYAML. Other
+// types, including yaml.v2 maps (map[interface{}]interface{}) and .Labels (map[string]string), are ToYAML.
 func Stringify(v interface{}) string {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Map {
+	in, ok := v.(map[string]interface{})
+	if !ok {
 		return ToYAML(v)
 	}
-	out := make(map[string]interface{}, rv.Len())
-	iter := rv.MapRange()
-	for iter.Next() {
-		key := fmt.Sprint(iter.Key().Interface())
-		val := iter.Value().Interface()
-		if val != nil && reflect.TypeOf(val).Kind() == reflect.Slice {
-			out[key] = ToYAML(val)
-		} else {
-			out[key] = val
+	out := make(map[string]interface{}, len(in))
+	for key, val := range in {
+		out[key] = val
+		switch val.(type) {
+		case map[string]interface{}, []interface{}:
+			b, err := yamlv3.Marshal(val)
+			if err != nil {
+				// Upstream renders the whole call as "" when one value cannot be marshalled.
+				return ""
+			}
+			out[key] = string(b)
 		}
 	}
 	return ToYAML(out)
@@ -106,8 +110,13 @@ func Hash(v interface{}) (uint64, error) {
 	return hashstructure.Hash(v, nil)
 }
 
-// Unquote trims spaces, then double quotes, then single quotes.
-func Unquote(s string) string {
+// Unquote trims spaces, then double quotes, then single quotes, from a string. Any other value (a number,
+// a map, nil) gives "", as upstream does, rather than failing the render.
+func Unquote(v interface{}) string {
+	s, ok := v.(string)
+	if !ok {
+		return ""
+	}
 	return strings.Trim(strings.Trim(strings.TrimSpace(s), `"`), `'`)
 }
 

@@ -44,20 +44,28 @@ func TestToYAML(t *testing.T) {
 	}
 }
 
+// The expected texts follow upstream's stringify (scheduler/templater.go at 1f5fef0): only a
+// map[string]interface{} is stringified, only its map[string]interface{} and []interface{} values are
+// replaced, and their yaml.v3 text keeps its final newline, so toYaml prints a `|` block, not `|-`.
 func TestStringify(t *testing.T) {
+	type sm = map[string]interface{}
 	cases := []struct {
 		name string
 		in   interface{}
 		want string
 	}{
-		{"list values become YAML text", map[string]interface{}{"list": []interface{}{"a", "b"}, "num": 1, "s": "x"},
-			"list: |-\n    - a\n    - b\nnum: 1\ns: x"},
-		{"nested maps stay maps", map[string]interface{}{"m": m{"k": "v"}, "l": []interface{}{m{"name": "a"}}},
-			"l: '- name: a'\nm:\n    k: v"},
-		{"yaml.v2 map", m{"ports": []interface{}{80, 443}}, "ports: |-\n    - 80\n    - 443"},
-		{"map[string]string", map[string]string{"a": "true"}, "a: \"true\""},
+		{"list values become untrimmed YAML text", sm{"list": []interface{}{"a", "b"}, "num": 1, "s": "x"},
+			"list: |\n    - a\n    - b\nnum: 1\ns: x"},
+		{"nested string-keyed maps become YAML text too", sm{"m": sm{"k": "v"}, "l": []interface{}{m{"name": "a"}}},
+			"l: |\n    - name: a\nm: |\n    k: v"},
+		{"a yaml.v2 map value (a parsed ConfigMap value) stays a map", sm{"db": m{"host": "h", "port": 5432}},
+			"db:\n    host: h\n    port: 5432"},
+		{"a []string value is not a []interface{}", sm{"l": []string{"a"}}, "l:\n    - a"},
+		{"a top-level yaml.v2 map is just toYaml", m{"ports": []interface{}{80, 443}}, "ports:\n    - 80\n    - 443"},
+		{"map[string]string (.Labels) is just toYaml", map[string]string{"a": "true"}, "a: \"true\""},
 		{"non-map is toYaml", []interface{}{"a"}, "- a"},
 		{"scalar is toYaml", "y", "\"y\""},
+		{"nil is toYaml", nil, "null"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,6 +73,19 @@ func TestStringify(t *testing.T) {
 				t.Errorf("Stringify =\n%q\nwant\n%q", got, c.want)
 			}
 		})
+	}
+}
+
+// A config list rendered through stringify keeps the byte that `|-` would drop.
+func TestStringifyInTemplate(t *testing.T) {
+	d := testData()
+	d.ConfigData = map[string]interface{}{"HOSTS": []interface{}{"a", "b"}, "NAME": "x"}
+	out, err := NewEngine().Execute("data:\n  {{- stringify .ConfigData | nindent 2 }}\n", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "data:\n  HOSTS: |\n      - a\n      - b\n  NAME: x\n"; out != want {
+		t.Errorf("got\n%q\nwant\n%q", out, want)
 	}
 }
 
@@ -112,6 +133,19 @@ func TestUnquote(t *testing.T) {
 	for in, want := range cases {
 		if got := Unquote(in); got != want {
 			t.Errorf("Unquote(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Upstream's unquote of anything but a string is "", never an error.
+	for _, in := range []interface{}{42, 1.5, true, nil, map[string]interface{}{"a": "b"}, []interface{}{"'x'"}} {
+		if got := Unquote(in); got != "" {
+			t.Errorf("Unquote(%#v) = %q, want \"\"", in, got)
+		}
+	}
+	e := NewEngine()
+	for _, text := range []string{"{{ unquote 42 }}", "{{ unquote .ConfigData.LIST }}", "{{ unquote .ConfigData.missing }}", "{{ unquote nil }}"} {
+		got, err := e.Execute("["+text+"]", testData())
+		if err != nil || got != "[]" {
+			t.Errorf("%s = %q, %v; want \"[]\" and no error", text, got, err)
 		}
 	}
 }

@@ -136,6 +136,8 @@ func TestJSONSchema(t *testing.T) {
 		"type: object\nproperties:\n  REGION:\n    type: string\n": "",
 		`{"type": 12}`:      "Invalid JSON Schema",
 		`{"type": "object"`: "Invalid JSON Schema",
+		// Upstream reads schema text as JSON, so JSON after a newline and tab-indented is valid.
+		"\n\t{\n\t\t\"type\": \"object\",\n\t\t\"required\": [\"REGION\"]\n\t}\n": "",
 	} {
 		resp := &validator.StringResponse{}
 		JSONSchema().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)

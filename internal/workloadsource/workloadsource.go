@@ -102,7 +102,12 @@ func ExtractWorkloads(files map[string][]byte, registration string) ([]Document,
 	sort.Strings(paths)
 	var out []Document
 	for _, p := range paths {
-		for _, doc := range model.SplitDocuments(0, string(files[p])) {
+		docs, diags := model.SplitDocuments(0, string(files[p]))
+		if err := diags.Errors(); len(err) > 0 {
+			d := err[0]
+			return nil, fmt.Errorf("%w: file %s, document %d (line %d): %s: %s", ErrInvalidDocument, p, d.Source.Document, d.Source.Line, d.Summary, d.Detail)
+		}
+		for _, doc := range docs {
 			apiVersion, kind, name, err := Header(doc.Text)
 			if err != nil {
 				return nil, fmt.Errorf("%w: file %s, document %d (line %d): %v", ErrInvalidDocument, p, doc.Source.Document, doc.Source.Line, err)

@@ -158,3 +158,20 @@ func TestLink(t *testing.T) {
 		t.Fatal("a list is not a Workload")
 	}
 }
+
+// TestExtractWorkloadsSplitsLikeFlux: an application team's Workload file written on Windows (CRLF), or
+// with a commented separator, keeps every Workload; a separator Flux refuses names the file and line.
+func TestExtractWorkloadsSplitsLikeFlux(t *testing.T) {
+	w := func(name string) string {
+		return "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: " + name + "\nspec:\n  deploymentTargets: []\n"
+	}
+	crlf := strings.ReplaceAll(w("one")+"--- # next\n"+w("two"), "\n", "\r\n")
+	docs, err := ExtractWorkloads(map[string][]byte{"w.yaml": []byte(crlf)}, "reg")
+	if err != nil || len(docs) != 2 || docs[0].Name != "one" || docs[1].Name != "two" || docs[1].Line != 8 {
+		t.Fatalf("docs %+v, err %v", docs, err)
+	}
+	_, err = ExtractWorkloads(map[string][]byte{"sub/w.yaml": []byte(w("one") + "--- !!map\n" + w("two"))}, "reg")
+	if !errors.Is(err, ErrInvalidDocument) || !strings.Contains(err.Error(), "file sub/w.yaml") || !strings.Contains(err.Error(), "line 7") || !strings.Contains(err.Error(), "Invalid document separator") {
+		t.Fatalf("err %v", err)
+	}
+}
