@@ -73,7 +73,7 @@ data "kalypso_environment_render" "this" {
 		{"deployment target name ..", target("app", ".."), []string{"Error: Invalid Kubernetes name", `with kalypso_workload_registration.r`, `".." is not a valid name`}},
 		{"deployment target name that is an absolute path", target("app", "/etc"), []string{"Error: Invalid Kubernetes name", `"/etc" is not a valid name`}},
 		{"deployment target name with NUL", strings.Replace(target("app", "NUL"), `"NUL"`, `"t\u0000x"`, 1), []string{"Error: Invalid Kubernetes name", `is not a valid name`}},
-		{"deployment target full name over 253 characters", target(strings.Repeat("w", 200), strings.Repeat("t", 60)), []string{"Error: Invalid deployment targets", `Rename the targets`}},
+		{"deployment target full name over 253 characters", target(strings.Repeat("w", 200), strings.Repeat("t", 60)), []string{"Error: Invalid deployment target", `workload.deployment_targets[0]`, `Rename the targets`}},
 		{"workload registration name ..", target("..", "t"), []string{"Error: Invalid Kubernetes name", `name      = ".."`}},
 		{"render: two cluster types with the same name", render2(strings.SplitN(badInputBase, "---", 2)[0]), []string{"Error: Duplicate object", `manifests[1], document 0`, `ClusterType "large"`}},
 		{"render: template calls fail", render2(av + "kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ fail \"refused\" }}'\n"),

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -165,7 +167,7 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 								"environment": schema.StringAttribute{
 									MarkdownDescription: "Environment the target belongs to, for example `dev`.",
 									Required:            true,
-									Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+									Validators:          []validator.String{validators.Located(stringvalidator.LengthAtLeast(1))},
 								},
 								"labels": modelLabelsAttribute("Labels of the target, matched by scheduling policies."),
 								"manifests": schema.SingleNestedAttribute{
@@ -302,11 +304,7 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 
 	targets, err := resources.DeploymentTargets(reg, workloads)
 	if err != nil {
-		p := path.Root("workload")
-		if source != nil {
-			p = path.Root("source")
-		}
-		diags.AddAttributeError(p, "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %v. Rename the targets so that every `<workload>-<target>` is a unique DNS-1123 name.", name, err))
+		diags.Append(deploymentTargetsDiagnostics(name, source != nil, err)...)
 		return nil, diags
 	}
 	models := make([]registrationTargetModel, 0, len(targets))
@@ -330,6 +328,37 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 	}
 	out.WorkloadManifest, out.Manifest = types.StringValue(wm), types.StringValue(manifest)
 	return out, diags
+}
+
+// inlineTargetField matches the field of a deployment target's diagnostic, to find its index.
+var inlineTargetField = regexp.MustCompile(`^spec\.deploymentTargets\[(\d+)\]\.name$`)
+
+// deploymentTargetsDiagnostics reports why the targets cannot be derived. For an inline Workload, each
+// problem points at the `name` of the inline target it is about, so that Terraform shows that line; a
+// sourced Workload's targets live in another repository, so its problems point at `source`.
+func deploymentTargetsDiagnostics(name string, sourced bool, err error) diag.Diagnostics {
+	var diags diag.Diagnostics
+	const hint = "Rename the targets so that every `<workload>-<target>` is a unique DNS-1123 name."
+	var te *resources.TargetsError
+	if !sourced && errors.As(err, &te) {
+		for _, d := range te.Diagnostics {
+			m := inlineTargetField.FindStringSubmatch(d.Field)
+			if m == nil {
+				diags.AddAttributeError(path.Root("workload"), "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %s. %s", name, d.Error(), hint))
+				continue
+			}
+			i, _ := strconv.Atoi(m[1])
+			validators.AddError(&diags, path.Root("workload").AtName("deployment_targets").AtListIndex(i).AtName("name"), "Invalid deployment target",
+				fmt.Sprintf("kalypso_workload_registration %q: %s. %s", name, d.Detail, hint))
+		}
+		return diags
+	}
+	p := path.Root("workload")
+	if sourced {
+		p = path.Root("source")
+	}
+	diags.AddAttributeError(p, "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %v. %s", name, err, hint))
+	return diags
 }
 
 // sourceErrorDetails maps a source read error to the attribute at fault, a summary and what to do.

@@ -278,3 +278,37 @@ resource "kalypso_workload_registration" "r" {
 		},
 	})
 }
+
+// TestAccWorkloadRegistration_duplicateTargetPointsAtItsName: a problem with one inline deployment
+// target is reported on the `workload` argument that holds it, naming the target's attribute path.
+// (Terraform looks a nested path's last name up among the top-level arguments, so the precise path
+// would show the resource's own `name = "app"` line.)
+func TestAccWorkloadRegistration_duplicateTargetPointsAtItsName(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "team"
+  workload = {
+    deployment_targets = [
+      {
+        name        = "web"
+        environment = "dev"
+        manifests   = { repo = "r", branch = "b", path = "p" }
+      },
+      {
+        name        = "web"
+        environment = "dev"
+        manifests   = { repo = "r", branch = "b", path = "p2" }
+      },
+    ]
+  }
+}
+`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Error: Invalid deployment target.*line \d+, in resource "kalypso_workload_registration" "r":\s+\d+:\s+workload = \{.*workload.deployment_targets\[1\].name: kalypso_workload_registration\s+"app":\s+deployment\s+target\s+"app-web"\s+is\s+also\s+derived\s+from\s+workload\s+"app"`),
+		}},
+	})
+}

@@ -12,12 +12,37 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 )
+
+// AddError reports an attribute error where Terraform can show it. Terraform finds the source of a
+// diagnostic by looking the path's last attribute name up among the resource's top-level arguments
+// (it descends only into blocks, and every attribute here is an argument), so an error at
+// `workload.deployment_targets[1].name` would be shown on the resource's own `name` line, and one at
+// `cluster_type_selector.match_expressions[0].operator` on the resource's first line. A nested path is
+// therefore reported on its top-level argument, whose expression contains the value at fault, and the
+// detail names the full path. Top-level paths, with a map key or list index, are kept: Terraform
+// shows exactly that element.
+func AddError(diags *diag.Diagnostics, p path.Path, summary, detail string) {
+	steps := p.Steps()
+	nested := 0
+	for _, s := range steps {
+		if _, ok := s.(path.PathStepAttributeName); ok {
+			nested++
+		}
+	}
+	if nested <= 1 {
+		diags.AddAttributeError(p, summary, detail)
+		return
+	}
+	diags.AddAttributeError(path.Empty().AtName(string(steps[0].(path.PathStepAttributeName))), summary, fmt.Sprintf("%s: %s", p, detail))
+}
 
 // Selector operators, as Kubernetes spells them.
 const (
@@ -46,7 +71,7 @@ func (dnsName) ValidateString(_ context.Context, req validator.StringRequest, re
 	}
 	value := req.ConfigValue.ValueString()
 	if msgs := validation.IsDNS1123Subdomain(value); len(msgs) > 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Kubernetes name",
+		AddError(&resp.Diagnostics, req.Path, "Invalid Kubernetes name",
 			fmt.Sprintf("%q is not a valid name: %s. Use lower-case letters, digits, '-' and '.', for example \"my-cluster-type\".", value, strings.Join(msgs, "; ")))
 	}
 }
@@ -75,14 +100,14 @@ func (labelMap) ValidateMap(_ context.Context, req validator.MapRequest, resp *v
 	for _, k := range keys {
 		p := req.Path.AtMapKey(k)
 		for _, msg := range validation.IsQualifiedName(k) {
-			resp.Diagnostics.AddAttributeError(p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
+			AddError(&resp.Diagnostics, p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
 		}
 		s, ok := elems[k].(types.String)
 		if !ok || s.IsNull() || s.IsUnknown() {
 			continue
 		}
 		for _, msg := range validation.IsValidLabelValue(s.ValueString()) {
-			resp.Diagnostics.AddAttributeError(p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
+			AddError(&resp.Diagnostics, p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
 		}
 	}
 }
@@ -102,7 +127,7 @@ func (labelKey) ValidateString(_ context.Context, req validator.StringRequest, r
 		return
 	}
 	for _, msg := range validation.IsQualifiedName(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
+		AddError(&resp.Diagnostics, req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
 	}
 }
 
@@ -121,7 +146,7 @@ func (labelValue) ValidateString(_ context.Context, req validator.StringRequest,
 		return
 	}
 	for _, msg := range validation.IsValidLabelValue(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
+		AddError(&resp.Diagnostics, req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
 	}
 }
 
@@ -160,12 +185,12 @@ func (selectorRequirement) ValidateObject(_ context.Context, req validator.Objec
 	switch op.ValueString() {
 	case OperatorIn, OperatorNotIn:
 		if n == 0 {
-			resp.Diagnostics.AddAttributeError(p, "Selector operator needs values",
+			AddError(&resp.Diagnostics, p, "Selector operator needs values",
 				fmt.Sprintf("the requirement on key %q uses operator %s, which needs at least one value; set values = [...] or use Exists/DoesNotExist.", key, op.ValueString()))
 		}
 	case OperatorExists, OperatorDoesNotExist:
 		if n > 0 {
-			resp.Diagnostics.AddAttributeError(p, "Selector operator takes no values",
+			AddError(&resp.Diagnostics, p, "Selector operator takes no values",
 				fmt.Sprintf("the requirement on key %q uses operator %s, which must not have values; remove values or use In/NotIn.", key, op.ValueString()))
 		}
 	}
@@ -204,7 +229,31 @@ func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest,
 		return
 	}
 	if _, err := platformconfig.CompileSchema(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON Schema",
+		AddError(&resp.Diagnostics, req.Path, "Invalid JSON Schema",
 			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
+	}
+}
+
+// Located wraps a string validator (for example one of terraform-plugin-framework-validators) so that
+// its errors on a nested attribute are reported where Terraform can show them; see AddError.
+func Located(v validator.String) validator.String { return located{v} }
+
+type located struct{ inner validator.String }
+
+func (l located) Description(ctx context.Context) string { return l.inner.Description(ctx) }
+func (l located) MarkdownDescription(ctx context.Context) string {
+	return l.inner.MarkdownDescription(ctx)
+}
+
+func (l located) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	var inner validator.StringResponse
+	l.inner.ValidateString(ctx, req, &inner)
+	for _, d := range inner.Diagnostics {
+		withPath, ok := d.(diag.DiagnosticWithPath)
+		if !ok || d.Severity() != diag.SeverityError {
+			resp.Diagnostics.Append(d)
+			continue
+		}
+		AddError(&resp.Diagnostics, withPath.Path(), d.Summary(), d.Detail())
 	}
 }
