@@ -33,6 +33,7 @@ resource "kalypso_template" "reconciler" {
       name: "{{ .DeploymentTargetName }}"
       namespace: flux-system
     spec:
+      interval: 1m
       url: "{{ .Manifests.repo }}"
       ref:
         branch: "{{ .Manifests.branch }}"

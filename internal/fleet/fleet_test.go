@@ -4,6 +4,7 @@
 package fleet
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -140,7 +141,12 @@ func (d decodedSelector) selector() Selector {
 // the right kind and apiVersion, and that it says what the model says, since
 // the expected counts are computed from the model.
 func TestDocumentsDecodeToTheModel(t *testing.T) {
-	f := mustPreset(t, "1k")
+	for _, name := range []string{"1k", "quarter-5.7k", "tutorial-5.9k"} {
+		t.Run(name, func(t *testing.T) { checkDocumentsDecodeToTheModel(t, mustPreset(t, name)) })
+	}
+}
+
+func checkDocumentsDecodeToTheModel(t *testing.T, f Fleet) {
 	clusterTypes := map[string]ClusterType{}
 	for _, ct := range f.ClusterTypes {
 		clusterTypes[ct.Name] = ct
@@ -171,6 +177,15 @@ func TestDocumentsDecodeToTheModel(t *testing.T) {
 		case "ClusterType":
 			if !reflect.DeepEqual(obj.Metadata.Labels, clusterTypes[doc.Name].Labels) {
 				t.Errorf("%s: labels %v, want %v", doc.Path, obj.Metadata.Labels, clusterTypes[doc.Name].Labels)
+			}
+			var spec struct {
+				Reconciler string `json:"reconciler"`
+			}
+			if err := json.Unmarshal(obj.Spec, &spec); err != nil {
+				t.Fatalf("%s: %v", doc.Path, err)
+			}
+			if want := cmp.Or(clusterTypes[doc.Name].Reconciler, "arc-flux"); spec.Reconciler != want {
+				t.Errorf("%s: reconciler %q, want %q", doc.Path, spec.Reconciler, want)
 			}
 		case "SchedulingPolicy":
 			var spec struct {
@@ -267,7 +282,11 @@ func TestTemplatesAreTheFixtureShapes(t *testing.T) {
 }
 
 func TestMultiDocumentSplitsBackIntoManifests(t *testing.T) {
-	f := mustPreset(t, "1k")
+	checkMultiDocumentSplitsBack(t, mustPreset(t, "1k"))
+}
+
+func checkMultiDocumentSplitsBack(t *testing.T, f Fleet) {
+	t.Helper()
 	var got []string
 	var current strings.Builder
 	for _, line := range strings.SplitAfter(f.MultiDocument(), "\n") {
@@ -397,10 +416,14 @@ func TestPresetAssignmentCounts(t *testing.T) {
 		"10k":  {DeploymentTargets: 200, Assignments: 9737, UnscheduledDeploymentTargets: 2},
 		"100k": {DeploymentTargets: 500, Assignments: 97938},
 		"86k":  {DeploymentTargets: 450, Assignments: 86485},
+
+		"quarter-5.7k":  {DeploymentTargets: 150, Assignments: 5675},
+		"quarter-86k":   {DeploymentTargets: 435, Assignments: 85618},
+		"tutorial-5.9k": {DeploymentTargets: 260, Assignments: 5908, UnscheduledDeploymentTargets: 73},
 	}
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && (name == "100k" || name == "86k") {
+			if testing.Short() && (name == "100k" || name == "86k" || name == "quarter-86k") {
 				t.Skip("large preset")
 			}
 			f := mustPreset(t, name)
@@ -494,5 +517,112 @@ func TestWriteDirWritesEveryDocument(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, TFVarsFileName)); err != nil {
 		t.Error(err)
+	}
+}
+
+// The quarter-configs shape promises single-label config maps that each select about a quarter of
+// the cluster types, and enough of them that every cluster type composes several.
+func TestQuarterConfigsEachMatchAQuarterOfTheClusterTypes(t *testing.T) {
+	f := mustPreset(t, "quarter-5.7k")
+	if n := len(f.PlatformConfigs); n < 24 || n > 48 {
+		t.Fatalf("%d config maps, want a few dozen", n)
+	}
+	perClusterType := map[string]int{}
+	for _, c := range f.PlatformConfigs {
+		if len(c.Labels) != 1 {
+			t.Errorf("%s has labels %v, want exactly one", c.Name, c.Labels)
+		}
+		matched := 0
+		for _, ct := range f.ClusterTypes {
+			// The only label is a cluster type label, so matching is plain equality.
+			if (Selector{MatchLabels: c.Labels}).Matches(ct.Labels) {
+				matched++
+				perClusterType[ct.Name]++
+			}
+		}
+		if share := float64(matched) / float64(len(f.ClusterTypes)); share < 0.1 || share > 0.4 {
+			t.Errorf("%s (%v) matches %d of %d cluster types, want about a quarter", c.Name, c.Labels, matched, len(f.ClusterTypes))
+		}
+	}
+	for _, ct := range f.ClusterTypes {
+		if perClusterType[ct.Name] < 4 {
+			t.Errorf("cluster type %s composes %d config maps, want several", ct.Name, perClusterType[ct.Name])
+		}
+	}
+}
+
+func TestTutorialShapeUsesTheTutorialTemplatesAndConfigs(t *testing.T) {
+	f := mustPreset(t, "tutorial-5.9k")
+	var templates []string
+	for _, d := range f.Documents {
+		if d.Kind == "Template" {
+			templates = append(templates, d.Name)
+		}
+	}
+	if want := []string{"arc-flux", "argocd", "default", "configmap"}; !reflect.DeepEqual(templates, want) {
+		t.Errorf("templates %v, want %v", templates, want)
+	}
+	fixture, err := os.ReadFile("../../examples/tutorial/templates/argocd-0.yaml.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Template document carries the example's manifest, indented as a literal block.
+	for _, line := range strings.Split(strings.TrimRight(string(fixture), "\n"), "\n") {
+		if !strings.Contains(argoCDTemplate, line) {
+			t.Errorf("the argocd template lacks the tutorial's line %q", line)
+		}
+	}
+	argo, configs := 0, map[string]bool{}
+	for _, ct := range f.ClusterTypes {
+		if ct.Reconciler == "argocd" {
+			argo++
+			if ct.Labels["size"] != "small" {
+				t.Errorf("%s is reconciled by Argo CD but is not small: %v", ct.Name, ct.Labels)
+			}
+		}
+	}
+	for _, c := range f.PlatformConfigs {
+		configs[c.Name] = true
+	}
+	if argo == 0 || argo == len(f.ClusterTypes) {
+		t.Errorf("%d of %d cluster types use argocd, want some", argo, len(f.ClusterTypes))
+	}
+	for _, name := range []string{"dev-config", "east-us-config", "west-us-config", "restricted-config", f.ClusterTypes[0].Name + "-config"} {
+		if !configs[name] {
+			t.Errorf("no config map %s", name)
+		}
+	}
+	if _, err := f.TFVars(); err == nil {
+		t.Error("TFVars of the tutorial shape succeeded; the HCL baseline cannot render argocd")
+	}
+	checkMultiDocumentSplitsBack(t, f)
+}
+
+// The delivery benchmarks add OneMoreAssignment's policy to the 86k and quarter-5.7k fleets.
+func TestOneMoreAssignmentOnTheBenchmarkFleets(t *testing.T) {
+	for _, name := range []string{"quarter-5.7k", "86k"} {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name == "86k" {
+				t.Skip("large preset")
+			}
+			f := mustPreset(t, name)
+			doc, err := f.OneMoreAssignment()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj decoded
+			if err := yaml.UnmarshalStrict([]byte(doc.YAML), &obj); err != nil || obj.Kind != "SchedulingPolicy" || obj.Metadata.Name != doc.Name {
+				t.Fatalf("%v: %+v\n%s", err, obj, doc.YAML)
+			}
+			for _, p := range f.Policies {
+				if p.Name == doc.Name {
+					t.Fatalf("the fleet already has a policy named %s", doc.Name)
+				}
+			}
+		})
+	}
+	// The tutorial's cluster types share label sets, so no policy can select exactly one of them.
+	if _, err := mustPreset(t, "tutorial-5.9k").OneMoreAssignment(); err == nil {
+		t.Error("tutorial-5.9k: want an error")
 	}
 }

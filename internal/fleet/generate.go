@@ -31,6 +31,9 @@ type Spec struct {
 	// scheduled. Presets tune it to land near their assignment count.
 	// Default 0.5.
 	Breadth float64
+	// Shape picks the generator: ShapePresets (the default) or one of the costlier per-assignment
+	// profiles in shapes.go.
+	Shape string
 }
 
 // Fleet is a generated control plane: the model, and the Kalypso YAML
@@ -88,10 +91,23 @@ func Generate(spec Spec) (Fleet, error) {
 	g := generator{spec: spec, rng: rand.New(rand.NewPCG(spec.Seed, spec.Seed^0x6b616c7970736f))}
 
 	f := Fleet{Spec: spec}
-	f.ClusterTypes = g.clusterTypes()
-	f.Workloads = g.workloads()
-	f.Policies = g.policies()
-	f.PlatformConfigs = g.platformConfigs(f.ClusterTypes)
+	switch spec.Shape {
+	case ShapeQuarterConfigs:
+		f.ClusterTypes = g.quarterClusterTypes()
+		f.Workloads = g.workloads()
+		f.Policies = g.policies()
+		f.PlatformConfigs = g.quarterConfigs()
+	case ShapeTutorial:
+		f.ClusterTypes = g.tutorialClusterTypes()
+		f.Workloads = g.tutorialWorkloads()
+		f.Policies = g.tutorialPolicies()
+		f.PlatformConfigs = g.tutorialConfigs(f.ClusterTypes)
+	default:
+		f.ClusterTypes = g.clusterTypes()
+		f.Workloads = g.workloads()
+		f.Policies = g.policies()
+		f.PlatformConfigs = g.platformConfigs(f.ClusterTypes)
+	}
 	sum := sha1.Sum([]byte("kalypso-fleet-" + strconv.FormatUint(spec.Seed, 10)))
 	f.PromotedCommit = hex.EncodeToString(sum[:])
 	f.Documents = f.render()
@@ -111,6 +127,11 @@ func (s Spec) validate() error {
 	}
 	if s.ConfigMaps < 0 {
 		errs = append(errs, fmt.Errorf("spec.ConfigMaps must not be negative, got %d", s.ConfigMaps))
+	}
+	switch s.Shape {
+	case ShapePresets, ShapeQuarterConfigs, ShapeTutorial:
+	default:
+		errs = append(errs, fmt.Errorf("spec.Shape must be one of %q, %q, %q, got %q", ShapePresets, ShapeQuarterConfigs, ShapeTutorial, s.Shape))
 	}
 	if s.Breadth <= 0 || s.Breadth > 1 {
 		errs = append(errs, fmt.Errorf("spec.Breadth must be in (0, 1], got %v", s.Breadth))

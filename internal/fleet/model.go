@@ -17,10 +17,14 @@ const (
 )
 
 // ClusterType is one generated cluster type. Every cluster type uses the
-// fixture templates: reconciler arc-flux, namespace default, config configmap.
+// fixture templates: reconciler arc-flux (or Reconciler), namespace default,
+// config configmap.
 type ClusterType struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels"`
+	// Reconciler is the reconciler template when it is not arc-flux
+	// (ShapeTutorial only; the HCL baseline knows only arc-flux).
+	Reconciler string `json:"-"`
 }
 
 // Manifests says where a deployment target's application manifests live.

@@ -24,6 +24,16 @@ var Presets = map[string]Spec{
 	// The fleet named in issue 6: 300 cluster types x 450 deployment
 	// targets x 60 policies: 86,485 assignments.
 	"86k": {ClusterTypes: 300, Workloads: 90, TargetsPerWorkload: 5, Policies: 60, ConfigMaps: 48, Breadth: 0.1},
+
+	// Costlier per assignment (issue 13, see shapes.go). 36 single-label config maps, each matching a
+	// quarter of the cluster types. 150 deployment targets x 50 cluster types x 40 policies: 5,675
+	// assignments.
+	"quarter-5.7k": {Shape: ShapeQuarterConfigs, ClusterTypes: 50, Workloads: 30, TargetsPerWorkload: 5, Policies: 40, ConfigMaps: 36, Breadth: 0.3},
+	// The same shape at the size of 86k: 435 targets x 300 cluster types x 60 policies: 85,618 assignments.
+	"quarter-86k": {Shape: ShapeQuarterConfigs, ClusterTypes: 300, Workloads: 87, TargetsPerWorkload: 5, Policies: 60, ConfigMaps: 36, Breadth: 0.1},
+	// The tutorial's templates and config maps: 260 targets x 80 cluster types x 32 policies: 5,908
+	// assignments (73 targets unscheduled, as the tutorial's uat-test is in dev).
+	"tutorial-5.9k": {Shape: ShapeTutorial, ClusterTypes: 80, Workloads: 65, TargetsPerWorkload: 4, Policies: 32},
 }
 
 // PresetNames lists the presets in a stable order.

@@ -78,7 +78,11 @@ func (f Fleet) render() []Document {
 	}
 	// Templates go last, and the config template, which has no final
 	// newline, last of all, so MultiDocument needs to add nothing to it.
-	for _, t := range fixtureTemplates {
+	templates := fixtureTemplates
+	if f.Spec.Shape == ShapeTutorial {
+		templates = tutorialTemplates
+	}
+	for _, t := range templates {
 		docs = append(docs, Document{Kind: "Template", Name: t.name, Path: "templates/" + t.name + ".yaml", YAML: t.yaml})
 	}
 	return docs
@@ -174,7 +178,11 @@ func clusterTypeYAML(ct ClusterType) string {
 	w.line(2, "name: %s", ct.Name)
 	w.labels(2, "labels", ct.Labels)
 	w.line(0, "spec:")
-	w.line(2, "reconciler: arc-flux")
+	reconciler := "arc-flux"
+	if ct.Reconciler != "" {
+		reconciler = ct.Reconciler
+	}
+	w.line(2, "reconciler: %s", reconciler)
 	w.line(2, "namespaceService: default")
 	w.line(2, "configType: configmap")
 	return w.b.String()

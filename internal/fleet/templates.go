@@ -18,10 +18,20 @@ var (
 	namespaceTemplate string
 	//go:embed templates/configmap.yaml
 	configMapTemplate string
+	//go:embed templates/argocd.yaml
+	argoCDTemplate string
 )
 
 var fixtureTemplates = []struct{ name, yaml string }{
 	{"arc-flux", arcFluxTemplate},
+	{"default", namespaceTemplate},
+	{"configmap", configMapTemplate},
+}
+
+// tutorialTemplates are the tutorial's four templates (ShapeTutorial).
+var tutorialTemplates = []struct{ name, yaml string }{
+	{"arc-flux", arcFluxTemplate},
+	{"argocd", argoCDTemplate},
 	{"default", namespaceTemplate},
 	{"configmap", configMapTemplate},
 }

@@ -72,9 +72,18 @@ func loadBenchFleet(b *testing.B, size string) *benchFleet {
 	return f
 }
 
+// shapeSizes are the presets with costlier assignments (issue 13): single-label config maps that each
+// match a quarter of the cluster types, and the tutorial's own templates and config maps. 86k is there
+// to compare with.
+var shapeSizes = []string{"quarter-5.7k", "quarter-86k", "tutorial-5.9k", "86k"}
+
 // runSizes runs fn as one sub-benchmark per preset, reporting allocations and the assignment count.
 func runSizes(b *testing.B, fn func(b *testing.B, f *benchFleet)) {
-	for _, size := range benchSizes {
+	runPresets(b, benchSizes, fn)
+}
+
+func runPresets(b *testing.B, sizes []string, fn func(b *testing.B, f *benchFleet)) {
+	for _, size := range sizes {
 		b.Run(size, func(b *testing.B) {
 			f := loadBenchFleet(b, size)
 			b.ReportAllocs()
@@ -196,7 +205,25 @@ func BenchmarkContentHash(b *testing.B) {
 // template and lay out on GOMAXPROCS workers, then hash. A fresh engine per iteration makes every
 // iteration pay for template parsing and schema compiling, as the first render of a plan does.
 func BenchmarkRender(b *testing.B) {
-	runSizes(b, func(b *testing.B, f *benchFleet) {
+	runSizes(b, func(b *testing.B, f *benchFleet) { benchRender(b, f) })
+}
+
+// BenchmarkRenderShapes is BenchmarkRender on the costlier fleet shapes, with the wall time per
+// assignment (us/assignment) to compare shapes of different sizes:
+//
+//	go test ./internal/render -run '^$' -bench 'BenchmarkRenderShapes' -benchtime 3x -benchmem
+func BenchmarkRenderShapes(b *testing.B) {
+	runPresets(b, shapeSizes, func(b *testing.B, f *benchFleet) {
+		cpu := benchRender(b, f)
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(len(f.assignments)), "us/assignment")
+		// CPU time per assignment moves less than wall time when other jobs load the machine.
+		b.ReportMetric(cpu*1e6/float64(len(f.assignments)), "cpu-us/assignment")
+	})
+}
+
+// benchRender renders f b.N times and returns the process CPU seconds per render.
+func benchRender(b *testing.B, f *benchFleet) float64 {
+	{
 		var files int
 		cpuBefore := processCPUSeconds()
 		peak := sampleHeapInuse(func() {
@@ -211,11 +238,13 @@ func BenchmarkRender(b *testing.B) {
 		b.StopTimer()
 		// CPU seconds of the whole process per render: unlike ns/op, they hardly change when other jobs
 		// load the machine. Wall time on an idle machine is about this divided by the cores in use.
-		b.ReportMetric((processCPUSeconds()-cpuBefore)/float64(b.N), "cpu-s/op")
+		cpu := (processCPUSeconds() - cpuBefore) / float64(b.N)
+		b.ReportMetric(cpu, "cpu-s/op")
 		b.ReportMetric(float64(files), "files")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "s/op")
-	})
+		return cpu
+	}
 }
 
 // processCPUSeconds is the user plus system CPU time of this process so far.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/fleet"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 )
 
@@ -63,6 +64,50 @@ func TestRenderAssignmentsMatchUpstreamFixtures(t *testing.T) {
 					strings.Join(g.SchedulingPolicies, ",") != strings.Join(w.SelectedBy, ",") || g.Path != w.ClusterType+"/"+w.DeploymentTarget {
 					t.Errorf("assignment %d = %+v, want %+v", i, g, w)
 				}
+			}
+		})
+	}
+}
+
+// fleet.OneMoreAssignment is the "one policy added" change of the delivery benchmarks: the engine must
+// agree that it adds exactly one assignment, three files, and changes nothing else.
+func TestFleetOneMoreAssignmentAddsOneAssignment(t *testing.T) {
+	for _, size := range []string{"1k", "quarter-5.7k"} {
+		t.Run(size, func(t *testing.T) {
+			spec, err := fleet.Preset(size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fleet.Generate(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			extra, err := f.OneMoreAssignment()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, diags := NewEngine().Render("dev", f.Manifests(), Options{})
+			if diags.HasError() {
+				t.Fatal(diags)
+			}
+			after, diags := NewEngine().Render("dev", append(f.Manifests(), extra.YAML), Options{})
+			if diags.HasError() {
+				t.Fatal(diags)
+			}
+			if len(after.Assignments) != len(before.Assignments)+1 {
+				t.Fatalf("%d assignments after, %d before", len(after.Assignments), len(before.Assignments))
+			}
+			var added []string
+			for p, c := range after.Files {
+				old, ok := before.Files[p]
+				if !ok {
+					added = append(added, p)
+				} else if old != c {
+					t.Errorf("%s changed", p)
+				}
+			}
+			if len(added) != 3 || len(after.Files) != len(before.Files)+3 {
+				t.Errorf("added %v (%d files after, %d before), want one assignment's three files", added, len(after.Files), len(before.Files))
 			}
 		})
 	}

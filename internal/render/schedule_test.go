@@ -232,3 +232,35 @@ func TestDeriveTargetsErrors(t *testing.T) {
 		})
 	}
 }
+
+// The dense pair index (small fleets) and the sparse one (grids above denseIndexLimit) must find the
+// same pairs and order them the same way: by cluster type rank, then target rank.
+func TestPairIndexDenseAndSparseAgree(t *testing.T) {
+	ctRank := []uint32{2, 0, 1, 1} // two cluster types share a name, so a rank
+	targetRank := []uint32{1, 0, 2}
+	dense := newPairIndex(ctRank, targetRank)
+	if dense.dense == nil {
+		t.Fatal("a 3x3 grid got a sparse index")
+	}
+	sparse := &pairIndex{sparse: map[uint64]int{}}
+	type pair struct{ ct, target uint32 }
+	inserts := []pair{{2, 1}, {0, 2}, {1, 0}, {0, 0}, {2, 2}, {1, 1}}
+	for i, p := range inserts {
+		for _, x := range []*pairIndex{dense, sparse} {
+			if _, ok := x.get(p.ct, p.target); ok {
+				t.Fatalf("pair %v found before it was put", p)
+			}
+			x.put(p.ct, p.target, i)
+			if got, ok := x.get(p.ct, p.target); !ok || got != i {
+				t.Fatalf("get(%v) = %d, %v after put %d", p, got, ok, i)
+			}
+		}
+	}
+	// By (ct, target): (0,0)=3, (0,2)=1, (1,0)=2, (1,1)=5, (2,1)=0, (2,2)=4.
+	want := []int{3, 1, 2, 5, 0, 4}
+	for name, x := range map[string]*pairIndex{"dense": dense, "sparse": sparse} {
+		if got := x.ordered(len(inserts)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s ordered = %v, want %v", name, got, want)
+		}
+	}
+}

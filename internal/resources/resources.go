@@ -96,16 +96,27 @@ func ClusterType(name string, labels map[string]string, reconciler, namespaceSer
 	}
 }
 
-// SchedulingPolicy builds a SchedulingPolicy from its two selectors.
+// SchedulingPolicy builds a SchedulingPolicy from its two selectors. Both labelSelectors are always
+// written, `{}` when empty (it matches everything): upstream's CRD requires
+// spec.deploymentTargetSelector.labelSelector and spec.clusterTypeSelector.labelSelector, so the API
+// server rejects a policy without them.
 func SchedulingPolicy(name, workspace string, deploymentTargets, clusterTypes Selector) *model.SchedulingPolicy {
 	return &model.SchedulingPolicy{
 		TypeMeta: model.TypeMeta{APIVersion: model.APIVersion, Kind: model.KindSchedulingPolicy},
 		Metadata: meta(name, nil),
 		Spec: model.SchedulingPolicySpec{
-			DeploymentTargetSelector: model.DeploymentTargetSelector{Workspace: workspace, LabelSelector: deploymentTargets.LabelSelector()},
-			ClusterTypeSelector:      model.ClusterTypeSelector{LabelSelector: clusterTypes.LabelSelector()},
+			DeploymentTargetSelector: model.DeploymentTargetSelector{Workspace: workspace, LabelSelector: deploymentTargets.requiredLabelSelector()},
+			ClusterTypeSelector:      model.ClusterTypeSelector{LabelSelector: clusterTypes.requiredLabelSelector()},
 		},
 	}
+}
+
+// requiredLabelSelector is LabelSelector, with an empty selector instead of nil.
+func (s Selector) requiredLabelSelector() *metav1.LabelSelector {
+	if sel := s.LabelSelector(); sel != nil {
+		return sel
+	}
+	return &metav1.LabelSelector{}
 }
 
 // Template builds a Template.

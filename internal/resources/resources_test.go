@@ -91,6 +91,34 @@ func TestManifestRoundTrip(t *testing.T) {
 	}
 }
 
+// Upstream's SchedulingPolicy CRD requires spec.clusterTypeSelector.labelSelector and
+// spec.deploymentTargetSelector.labelSelector, so an empty selector is written as `{}`, never left out.
+func TestSchedulingPolicyAlwaysWritesLabelSelectors(t *testing.T) {
+	cases := map[string]struct {
+		policy *model.SchedulingPolicy
+		want   string
+	}{
+		"no selectors": {SchedulingPolicy("everything", "", Selector{}, Selector{}),
+			"spec:\n  clusterTypeSelector:\n    labelSelector: {}\n  deploymentTargetSelector:\n    labelSelector: {}\n"},
+		"only a workspace": {SchedulingPolicy("team", "kaizen", Selector{MatchLabels: map[string]string{}}, Selector{}),
+			"spec:\n  clusterTypeSelector:\n    labelSelector: {}\n  deploymentTargetSelector:\n    labelSelector: {}\n    workspace: kaizen\n"},
+		"one side set": {SchedulingPolicy("large", "", Selector{}, Selector{MatchLabels: map[string]string{"size": "large"}}),
+			"spec:\n  clusterTypeSelector:\n    labelSelector:\n      matchLabels:\n        size: large\n  deploymentTargetSelector:\n    labelSelector: {}\n"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			text, err := Manifest(c.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: SchedulingPolicy\nmetadata:\n  name: " + c.policy.Metadata.Name + "\n" + c.want
+			if text != want {
+				t.Errorf("manifest =\n%s\nwant\n%s", text, want)
+			}
+		})
+	}
+}
+
 func TestClusterTypeDefaults(t *testing.T) {
 	ct := ClusterType("large", nil, "", "", "")
 	if ct.Spec.Reconciler != "arc-flux" || ct.Spec.NamespaceService != "default" || ct.Spec.ConfigType != "configmap" {

@@ -297,3 +297,39 @@ func TestEngineConcurrentUse(t *testing.T) {
 		t.Errorf("concurrent execute failed: %v", err)
 	}
 }
+
+// Execute starts each output buffer at the size of the manifest's previous output. The output must not
+// depend on that: longer, shorter and empty outputs after each other, alone or concurrently, render
+// exactly as on a fresh engine.
+func TestExecuteOutputDoesNotDependOnEarlierOutputSizes(t *testing.T) {
+	const manifest = "name: {{ .DeploymentTargetName }}\n{{ range $k, $v := .Labels }}{{ $k }}: {{ $v }}\n{{ end }}"
+	data := func(i int) *Data {
+		labels := map[string]string{}
+		for j := 0; j < (i*7)%40; j++ {
+			labels["k"+strconv.Itoa(j)] = strings.Repeat("v", (i*13+j)%300)
+		}
+		return &Data{DeploymentTargetName: strings.Repeat("t", i%50), Labels: labels}
+	}
+	want := make([]string, 60)
+	for i := range want {
+		out, err := NewEngine().Execute(manifest, data(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = out
+	}
+	shared := NewEngine()
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range want {
+				if got, err := shared.Execute(manifest, data(i)); err != nil || got != want[i] {
+					t.Errorf("execution %d: %q, %v; want %q", i, got, err, want[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -8,6 +8,7 @@
 //
 //	go run ./tools/fleetgen -size 10k -out /tmp/fleet-10k
 //	go run ./tools/fleetgen -size 10k -format tfvars -out /tmp/fleet-10k
+//	go run ./tools/fleetgen -size quarter-5.7k -out /tmp/fleet-q -one-more-policy /tmp/one-more.yaml
 package main
 
 import (
@@ -41,6 +42,7 @@ func run(args []string, stdout io.Writer) error {
 	policies := flags.Int("policies", 0, "override the preset's scheduling policy count")
 	configMaps := flags.Int("config-maps", -1, "override the preset's platform config map count")
 	breadth := flags.Float64("breadth", 0, "override the preset's selector breadth, in (0, 1]")
+	oneMore := flags.String("one-more-policy", "", "also write, to this file, a SchedulingPolicy that adds exactly one assignment (the delivery benchmarks' model change)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +83,15 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *format == "tfvars" || *format == "both" {
 		if err := f.WriteTFVars(*out); err != nil {
+			return err
+		}
+	}
+	if *oneMore != "" {
+		doc, err := f.OneMoreAssignment()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*oneMore, []byte(doc.YAML), 0o644); err != nil {
 			return err
 		}
 	}

@@ -59,3 +59,21 @@ func TestRunRejectsBadArguments(t *testing.T) {
 		}
 	}
 }
+
+func TestRunWritesOneMorePolicyAndShapes(t *testing.T) {
+	dir, policy := t.TempDir(), filepath.Join(t.TempDir(), "one-more.yaml")
+	var out bytes.Buffer
+	if err := run([]string{"-size", "quarter-5.7k", "-out", dir, "-one-more-policy", policy}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "expected assignments:           5675\n") {
+		t.Errorf("output does not report 5675 expected assignments:\n%s", out.String())
+	}
+	text, err := os.ReadFile(policy)
+	if err != nil || !strings.Contains(string(text), "kind: SchedulingPolicy") {
+		t.Errorf("one-more policy %q, %v", text, err)
+	}
+	if err := run([]string{"-size", "tutorial-5.9k", "-format", "tfvars", "-out", t.TempDir()}, &bytes.Buffer{}); err == nil {
+		t.Error("tfvars of the tutorial shape: want an error, the HCL baseline cannot render it")
+	}
+}

@@ -1,0 +1,69 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package fleet
+
+import (
+	"fmt"
+	"slices"
+)
+
+// OneMoreAssignment returns a SchedulingPolicy document that, added to the fleet, schedules exactly one
+// more assignment and changes no other: the "one policy added" model change of the delivery
+// benchmarks (issue 13). It selects one deployment target by its workload and its own labels, and one
+// cluster type whose label set no other cluster type has (absent optional labels pinned with
+// DoesNotExist), on a pair that no policy schedules yet. The count is checked with Expect.
+func (f Fleet) OneMoreAssignment() (Document, error) {
+	targets := EffectiveTargets(f.Spec.Environment, f.Workloads)
+	scheduled := map[Pair]bool{}
+	for _, p := range Assignments(targets, f.ClusterTypes, f.Policies) {
+		scheduled[p] = true
+	}
+	optional := map[string]bool{}
+	for _, ct := range f.ClusterTypes {
+		for k := range ct.Labels {
+			optional[k] = true
+		}
+	}
+	keys := sortedKeys(optional)
+	for ci, ct := range f.ClusterTypes {
+		sel := Selector{MatchLabels: ct.Labels}
+		for _, k := range keys {
+			if _, ok := ct.Labels[k]; !ok {
+				sel.MatchExpressions = append(sel.MatchExpressions, Requirement{Key: k, Operator: OperatorDoesNotExist})
+			}
+		}
+		if n := countMatching(sel, f.ClusterTypes); n != 1 {
+			continue
+		}
+		for ti, t := range targets {
+			if scheduled[Pair{Target: ti, ClusterType: ci}] {
+				continue
+			}
+			// The target's own labels (target overridden by workload, plus workload and workspace) are
+			// unique per target when the workload has no two targets with the same labels.
+			policy := SchedulingPolicy{
+				Name:                     "zz-one-more-assignment",
+				DeploymentTargetSelector: Selector{MatchLabels: t.Labels},
+				ClusterTypeSelector:      sel,
+			}
+			before := Expect(f.Spec.Environment, f.ClusterTypes, f.Workloads, f.Policies).Assignments
+			after := Expect(f.Spec.Environment, f.ClusterTypes, f.Workloads, append(slices.Clip(f.Policies), policy)).Assignments
+			if after != before+1 {
+				continue
+			}
+			return Document{Kind: "SchedulingPolicy", Name: policy.Name, Path: "scheduling/" + policy.Name + ".yaml", YAML: policyYAML(policy)}, nil
+		}
+	}
+	return Document{}, fmt.Errorf("no unscheduled pair of a deployment target and a cluster type with unique labels in this fleet")
+}
+
+func countMatching(sel Selector, clusterTypes []ClusterType) int {
+	n := 0
+	for _, ct := range clusterTypes {
+		if sel.Matches(ct.Labels) {
+			n++
+		}
+	}
+	return n
+}
