@@ -26,11 +26,21 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "set to true to run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+	if err := serve(context.Background(), debug); err != nil {
+		log.Fatal(err.Error())
+	}
+}
+
+// serve runs the plugin server until Terraform stops it, then removes the temporary Git caches of the
+// process (full clones that would otherwise pile up in the temp dir, one set per provider run).
+func serve(ctx context.Context, debug bool) error {
+	defer func() {
+		if err := provider.RemoveTemporaryCaches(); err != nil {
+			log.Printf("[WARN] removing temporary Git caches: %v", err)
+		}
+	}()
+	return providerserver.Serve(ctx, provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/kalypso/kalypso",
 		Debug:   debug,
 	})
-	if err != nil {
-		log.Fatal(err.Error())
-	}
 }

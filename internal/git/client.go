@@ -250,7 +250,7 @@ func (c *Client) cacheRoot() (string, error) {
 		return c.CacheDir, nil
 	}
 	c.tmpOnce.Do(func() {
-		c.tmpDir, c.tmpErr = os.MkdirTemp("", "kalypso-git-cache-")
+		c.tmpDir, c.tmpErr = NewTemporaryCacheDir()
 	})
 	return c.tmpDir, c.tmpErr
 }

@@ -44,6 +44,13 @@ func (c *SchemaCache) Compile(text string) (*jsonschema.Schema, error) {
 	return s, err
 }
 
+// refusingLoader refuses every document that is not the schema itself.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("$ref to %q is refused: a schema may only reference its own definitions (for example \"#/definitions/port\"), never a file or URL; copy the referenced schema into this one", url)
+}
+
 // CompileSchema compiles one schema text without caching.
 func CompileSchema(text string) (*jsonschema.Schema, error) {
 	js, err := schemaJSON(text)
@@ -56,6 +63,10 @@ func CompileSchema(text string) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
+	// Schemas come from platform and application teams: a `$ref` to file:// or https:// would read the
+	// provider's file system (or hang on a FIFO) or reach the network. Only references inside the schema
+	// document resolve; the draft-07 meta-schema is built into the library.
+	c.UseLoader(refusingLoader{})
 	if err := c.AddResource("schema.json", doc); err != nil {
 		return nil, err
 	}

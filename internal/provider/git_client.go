@@ -4,7 +4,6 @@
 package provider
 
 import (
-	"os"
 	"sync"
 	"time"
 
@@ -44,8 +43,8 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 	if !ok {
 		cacheDir := d.CacheDir
 		if cacheDir == "" {
-			// One temporary cache per provider process and configuration.
-			if dir, err := os.MkdirTemp("", "kalypso-git-cache-"); err == nil {
+			// One temporary cache per provider process and configuration, removed when the process ends.
+			if dir, err := gitrepo.NewTemporaryCacheDir(); err == nil {
 				cacheDir = dir
 			}
 		}
@@ -78,4 +77,10 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 		d = &ProviderData{}
 	}
 	return githubpr.New(nil, d.GitHubBaseURL, d.GitToken)
+}
+
+// RemoveTemporaryCaches deletes the Git caches this process created in the temp dir because no cache_dir
+// was set. main calls it when the plugin server stops.
+func RemoveTemporaryCaches() error {
+	return gitrepo.RemoveTemporaryCaches()
 }

@@ -6,12 +6,16 @@
 package render
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -39,6 +43,51 @@ type Options struct {
 	ConfigValidation string
 	// Parallelism bounds the workers that render assignments; 0 means GOMAXPROCS.
 	Parallelism int
+
+	// Context cancels the render, for example Terraform's on Ctrl-C; nil never cancels.
+	Context context.Context
+	// Timeout bounds the whole render; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// TemplateTimeout bounds one template execution (one manifest for one assignment, re-renders
+	// included); 0 means templating.DefaultTemplateTimeout.
+	TemplateTimeout time.Duration
+	// MaxTemplateOutput bounds, in bytes, one manifest's output and any value a template function
+	// builds; 0 means templating.DefaultMaxOutput.
+	MaxTemplateOutput int
+	// MaxOutput bounds, in bytes, the content of the whole rendered tree; 0 means DefaultMaxOutput.
+	MaxOutput int64
+}
+
+const (
+	// DefaultTimeout bounds a whole render when Options.Timeout is 0.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultMaxOutput bounds the rendered tree when Options.MaxOutput is 0. A 100k-assignment tree is
+	// about 200 MB.
+	DefaultMaxOutput int64 = 2 << 30
+
+	// The provider attributes that raise each limit, named by the diagnostics.
+	AttrRenderTimeout     = "render_timeout"
+	AttrTemplateTimeout   = "template_timeout"
+	AttrMaxTemplateOutput = "template_max_output_bytes"
+	AttrMaxOutput         = "render_max_output_bytes"
+)
+
+// limits resolves the options' limits to their defaults.
+func (o Options) limits() (time.Duration, time.Duration, int, int64) {
+	timeout, tmplTimeout, tmplMax, max := o.Timeout, o.TemplateTimeout, o.MaxTemplateOutput, o.MaxOutput
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if tmplTimeout <= 0 {
+		tmplTimeout = templating.DefaultTemplateTimeout
+	}
+	if tmplMax <= 0 {
+		tmplMax = templating.DefaultMaxOutput
+	}
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	return timeout, tmplTimeout, tmplMax, max
 }
 
 // DeploymentTarget is a workload target in the rendered environment.
@@ -447,8 +496,12 @@ type renderedAssignment struct {
 
 func (e *Engine) renderAssignments(environment string, set *model.Set, targets []*DeploymentTarget, assignments []Assignment, opts Options) ([]renderedAssignment, model.Diagnostics) {
 	job := e.newAssignmentJob(environment, set, targets, opts)
+	defer job.cancel()
 	out := make([]renderedAssignment, len(assignments))
 	parallelFor(len(assignments), opts.Parallelism, func(i int) { out[i] = job.render(&assignments[i]) })
+	if d, stopped := job.stopDiagnostic(); stopped {
+		return nil, model.Diagnostics{d}
+	}
 	diags := mergeAssignmentDiags(out)
 	diags = append(diags, mergeYAMLIssues(out)...)
 	return out, diags
@@ -476,10 +529,72 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 		templates[t.Metadata.Name] = t
 	}
 	sources := platformconfig.NewSources(set.ConfigMaps)
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	timeout, tmplTimeout, tmplMax, maxOut := opts.limits()
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
 		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{},
+		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
 	}
+}
+
+// stopDiagnostic is the one diagnostic of a render that stopped as a whole: canceled, past its deadline,
+// or stopped by the first template that hit a limit (which the other workers then stop for too).
+func (j *assignmentJob) stopDiagnostic() (model.Diagnostic, bool) {
+	j.stopMu.Lock()
+	defer j.stopMu.Unlock()
+	if j.stop != nil {
+		return *j.stop, true
+	}
+	if j.parent.Err() != nil {
+		return model.Diagnostic{Severity: model.SeverityError, Summary: "Render canceled", Source: model.NoSource,
+			Detail: fmt.Sprintf("the render of environment %q was canceled (Terraform was interrupted) before every assignment was rendered", j.environment)}, true
+	}
+	if j.ctx.Err() != nil {
+		return model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
+			Detail: fmt.Sprintf("the render of environment %q took longer than %s; raise the provider's %s if the fleet really needs longer", j.environment, j.timeout, AttrRenderTimeout)}, true
+	}
+	return model.Diagnostic{}, false
+}
+
+// SummaryRenderLimit is the summary of a render or template stopped by a limit.
+const SummaryRenderLimit = "Render limit exceeded"
+
+// stopWith records the first diagnostic that stops the whole render and stops the other workers.
+func (j *assignmentJob) stopWith(d model.Diagnostic) {
+	j.stopMu.Lock()
+	if j.stop == nil {
+		j.stop = &d
+	}
+	j.stopMu.Unlock()
+	j.cancel()
+}
+
+// limitDiagnostic turns a template's limit error into a diagnostic naming the template, the deployment
+// target, the cluster type and the provider attribute to raise; ok is false for canceled renders, which
+// stopDiagnostic reports once.
+func (j *assignmentJob) limitDiagnostic(le *templating.LimitError, base model.Diagnostic, tmplName string, t *DeploymentTarget, ct string) (model.Diagnostic, bool) {
+	what := fmt.Sprintf("Template %q (deployment target %q of Workload %q on cluster type %q)", tmplName, t.Name, t.Workload, ct)
+	if le.Rerender > 0 {
+		what += fmt.Sprintf(", in text it inserted and re-rendered (render %d: a value from the Workload's manifests or from platform config that holds `{{`)", le.Rerender+1)
+	}
+	switch le.Kind {
+	case templating.LimitCanceled:
+		return model.Diagnostic{}, false // canceled by Terraform or by another template's limit: reported once
+	case templating.LimitDeadline:
+		if j.ctx.Err() != nil && j.parent.Err() == nil {
+			return model.Diagnostic{}, false // the whole render's deadline: reported once
+		}
+		base.Detail = fmt.Sprintf("%s ran longer than %s: %s. Fix the template or value; if it really needs longer, raise the provider's %s", what, j.tmplTimeout, le.Detail, AttrTemplateTimeout)
+	default:
+		base.Detail = fmt.Sprintf("%s: %s. Fix the template or value; if it really needs more, raise the provider's %s (now %d bytes)", what, le.Detail, AttrMaxTemplateOutput, j.tmplMax)
+	}
+	base.Summary = SummaryRenderLimit
+	return base, true
 }
 
 type assignmentJob struct {
@@ -492,9 +607,22 @@ type assignmentJob struct {
 	templates    map[string]*model.Template
 	sources      *platformconfig.Sources
 	opts         Options
+
+	parent, ctx context.Context
+	cancel      context.CancelFunc
+	timeout     time.Duration
+	tmplTimeout time.Duration
+	tmplMax     int
+	maxOutput   int64
+	written     atomic.Int64
+	stopMu      sync.Mutex
+	stop        *model.Diagnostic
 }
 
 func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
+	if j.ctx.Err() != nil {
+		return r // stopDiagnostic reports why
+	}
 	ct := j.clusterTypes[a.ClusterType]
 	t := j.targets[a.DeploymentTarget]
 	ctSrc := j.set.Source(model.KindClusterType, ct.Metadata.Name)
@@ -562,11 +690,28 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 			return fail(model.SeverityError, "Missing template", use.field,
 				fmt.Sprintf("template %q is not in the input and is not built in (%s); add a Template named %q or change %s", use.name, strings.Join(BuiltinTemplateNames(), ", "), use.name, use.field))
 		}
-		out, err := j.engine.templates.ExecuteAll(tmpl.Spec.Manifests, data)
+		deadline := time.Now().Add(j.tmplTimeout)
+		if d, ok := j.ctx.Deadline(); ok && d.Before(deadline) {
+			deadline = d
+		}
+		out, err := j.engine.templates.ExecuteAllLimited(tmpl.Spec.Manifests, data, templating.Limits{Context: j.ctx, Deadline: deadline, MaxOutput: j.tmplMax})
+		if le, ok := templating.AsLimitError(err); ok {
+			if d, ok := j.limitDiagnostic(le, model.Diagnostic{Severity: model.SeverityError, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: use.field}, use.name, t, ct.Metadata.Name); ok {
+				d.Detail = fmt.Sprintf("%s (%s)", d.Detail, strings.SplitN(err.Error(), ":", 2)[0])
+				j.stopWith(d)
+			}
+			return r
+		}
 		if err != nil {
 			return fail(model.SeverityError, "Template failed", use.field, fmt.Sprintf("Template %q %v", use.name, err))
 		}
 		content := strings.Join(out, "---\n")
+		if total := j.written.Add(int64(len(content))); total > j.maxOutput {
+			j.stopWith(model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
+				Detail: fmt.Sprintf("the rendered tree of environment %q grew past %d bytes (at %s/%s); raise the provider's %s if the fleet really is that large",
+					j.environment, j.maxOutput, a.Path, use.file, AttrMaxOutput)})
+			return r
+		}
 		file := use.file
 		if file == "platform-config" {
 			if tmpl.Spec.ContentType == model.ContentTypeSh {

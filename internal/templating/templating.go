@@ -132,10 +132,42 @@ type parseResult struct {
 	tmpl     *template.Template
 	err      error
 	modifies bool
+
 	// outputSize is the length of the last output, the capacity the next execution starts with. Outputs
 	// of one manifest across a fleet have nearly the same length, and growing the buffer from empty
 	// copied each output several times (a quarter of a render's allocations at 86k assignments).
 	outputSize atomic.Int64
+
+	// free holds clones of tmpl whose functions are bound to their own execution budget; a clone serves
+	// one execution at a time, so there are at most as many as executions ran at once.
+	mu   sync.Mutex
+	free []*boundTemplate
+}
+
+type boundTemplate struct {
+	tmpl  *template.Template
+	state *execState
+}
+
+func (p *parseResult) get() *boundTemplate {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	st := &execState{}
+	c := template.Must(p.tmpl.Clone())
+	c.Funcs(st.boundFuncs())
+	return &boundTemplate{tmpl: c, state: st}
+}
+
+func (p *parseResult) put(b *boundTemplate) {
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
 }
 
 // NewEngine returns an engine with an empty parse cache.
@@ -150,7 +182,7 @@ func (e *Engine) parse(text string) *parseResult {
 	if ok {
 		return got
 	}
-	t, err := template.New("manifest").Funcs(funcMap).Parse(text)
+	t, err := parseTemplate(text)
 	got = &parseResult{tmpl: t, err: err}
 	if err == nil {
 		got.modifies = mayModify(t)
@@ -161,13 +193,25 @@ func (e *Engine) parse(text string) *parseResult {
 	return got
 }
 
-// parseOnce parses text that is unlikely to repeat (re-render output), bypassing the cache.
-func parseOnce(text string) (*template.Template, error) {
-	return template.New("manifest").Funcs(funcMap).Parse(text)
+// parseTemplate parses text with the function map and inserts the limit checks.
+func parseTemplate(text string) (*template.Template, error) {
+	t, err := template.New("manifest").Funcs(guardedFuncMap()).Funcs(template.FuncMap{limitCheckFunc: func() string { return "" }}).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	insertLimitChecks(t)
+	return t, nil
 }
 
-// Execute renders one manifest. While the result still contains `{{`, it is executed again, up to MaxRenderDepth times.
+// Execute renders one manifest with the default limits. While the result still contains `{{`, it is
+// executed again, up to MaxRenderDepth times.
 func (e *Engine) Execute(text string, data *Data) (string, error) {
+	return e.ExecuteLimited(text, data, Limits{})
+}
+
+// ExecuteLimited renders one manifest within lim. While the result still contains `{{`, it is executed
+// again, up to MaxRenderDepth times; the re-renders share the limits. An error from a limit is a *LimitError.
+func (e *Engine) ExecuteLimited(text string, data *Data, lim Limits) (string, error) {
 	parsed := e.parse(text)
 	if parsed.err != nil {
 		return "", fmt.Errorf("template does not parse: %w", parsed.err)
@@ -177,7 +221,11 @@ func (e *Engine) Execute(text string, data *Data) (string, error) {
 	} else if data.ConfigFrozen && !data.configOwned {
 		freeze(data.ConfigData)
 	}
-	out, err := run(parsed.tmpl, data, int(parsed.outputSize.Load()))
+	bound := parsed.get()
+	defer parsed.put(bound)
+	st := bound.state
+	st.reset(lim)
+	out, err := run(bound.tmpl, data, st, int(parsed.outputSize.Load()))
 	if err != nil {
 		return "", err
 	}
@@ -186,48 +234,65 @@ func (e *Engine) Execute(text string, data *Data) (string, error) {
 		if depth >= MaxRenderDepth {
 			return "", fmt.Errorf("output still contains template actions after %d renders; a config value probably renders to itself (look for `{{` in ConfigMap values)", MaxRenderDepth)
 		}
-		t, err := parseOnce(out)
+		t, err := parseTemplate(out)
 		if err != nil {
 			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): template does not parse: %w", depth+1, err)
 		}
+		t.Funcs(st.boundFuncs())
 		if mayModify(t) {
 			data.ownConfig()
 		}
-		if out, err = run(t, data, len(out)); err != nil {
+		if out, err = run(t, data, st, len(out)); err != nil {
+			if le, ok := AsLimitError(err); ok {
+				again := *le
+				again.Rerender = depth
+				return "", &again
+			}
 			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): %w", depth+1, err)
 		}
 	}
 	return out, nil
 }
 
-// run executes t into a buffer of sizeHint bytes to start with. A strings.Builder hands its bytes over
-// as the result without the copy that bytes.Buffer.String makes.
-func run(t *template.Template, data *Data, sizeHint int) (out string, err error) {
+// run executes t within st's limits into a buffer of sizeHint bytes to start with. A strings.Builder
+// hands its bytes over as the result without the copy that bytes.Buffer.String makes.
+func run(t *template.Template, data *Data, st *execState, sizeHint int) (out string, err error) {
 	// Sprig and reflection-heavy functions can panic on odd input; a template must never crash the provider.
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("template execution panicked: %v", r)
 		}
+		if st.err != nil {
+			out, err = "", st.err
+		}
 	}()
-	var buf strings.Builder
+	if _, err := st.check(); err != nil {
+		return "", err
+	}
+	w := &budgetWriter{s: st}
 	// A little slack, so that an output a few bytes longer than the last (longer names) does not double
 	// the buffer, but not much: the result keeps the buffer's capacity, and a fleet's tree is hundreds of
 	// megabytes. Capped, so that one huge output does not make every later one allocate as much.
-	buf.Grow(min(sizeHint+min(sizeHint/8, 256), maxSizeHint))
-	if err := t.Execute(&buf, data); err != nil {
+	w.buf.Grow(min(sizeHint+min(sizeHint/8, 256), maxSizeHint))
+	if err := t.Execute(w, data); err != nil {
 		return "", fmt.Errorf("template execution failed: %w", err)
 	}
-	return buf.String(), nil
+	return w.buf.String(), nil
 }
 
 // maxSizeHint caps the buffer an execution starts with.
 const maxSizeHint = 1 << 20
 
-// ExecuteAll renders every manifest of a template and drops results equal to "".
+// ExecuteAll renders every manifest of a template with the default limits and drops results equal to "".
 func (e *Engine) ExecuteAll(manifests []string, data *Data) ([]string, error) {
+	return e.ExecuteAllLimited(manifests, data, Limits{})
+}
+
+// ExecuteAllLimited renders every manifest of a template, each within lim, and drops results equal to "".
+func (e *Engine) ExecuteAllLimited(manifests []string, data *Data, lim Limits) ([]string, error) {
 	out := make([]string, 0, len(manifests))
 	for i, m := range manifests {
-		r, err := e.Execute(m, data)
+		r, err := e.ExecuteLimited(m, data, lim)
 		if err != nil {
 			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
 		}
