@@ -88,7 +88,6 @@ type registrationTargetModel struct {
 	Labels      map[string]string `tfsdk:"labels"`
 }
 
-
 var deploymentTargetObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"name":        types.StringType,
 	"environment": types.StringType,

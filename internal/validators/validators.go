@@ -41,7 +41,12 @@ func AddError(diags *diag.Diagnostics, p path.Path, summary, detail string) {
 		diags.AddAttributeError(p, summary, detail)
 		return
 	}
-	diags.AddAttributeError(path.Empty().AtName(string(steps[0].(path.PathStepAttributeName))), summary, fmt.Sprintf("%s: %s", p, detail))
+	top, ok := steps[0].(path.PathStepAttributeName)
+	if !ok {
+		diags.AddAttributeError(p, summary, detail)
+		return
+	}
+	diags.AddAttributeError(path.Root(string(top)), summary, fmt.Sprintf("%s: %s", p, detail))
 }
 
 // Selector operators, as Kubernetes spells them.
