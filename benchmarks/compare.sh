@@ -17,7 +17,19 @@
 #   benchmarks/compare.sh                       # all sizes
 #   SIZES="1k 10k" benchmarks/compare.sh        # a subset
 #
-# Environment: WORK_DIR (scratch, default /tmp/kalypso-bench), OUT_DIR (default benchmarks/results),
+# The delivery step (issue 13) compares, on the same fleet and in the same run, ONE kalypso_gitops_commit
+# in render mode holding the whole environment on one branch with one `files` resource per cluster
+# type: first apply, an empty re-plan, a model change that adds one assignment (one policy added: plan
+# -out, then apply of that plan), the state file, peak RSS of terraform and of the provider, commits. It
+# also times the plan of that small change at about 5.7k assignments against the plain-HCL plan of the
+# same fleet. It writes delivery.csv, small-change.csv and delivery.md.
+#
+#   STEPS=delivery benchmarks/compare.sh        # only the delivery step (make bench-delivery)
+#
+# Environment: STEPS (default "plan push delivery"), DELIVERY_SIZES (render mode, default "86k"),
+# DELIVERY_PER_CT_SIZES (per-cluster-type files, default "86k"), SMALL_CHANGE_SIZES (default
+# "quarter-5.7k"), DELIVERY_TIMEOUT seconds per terraform command (default 1800),
+# WORK_DIR (scratch, default /tmp/kalypso-bench), OUT_DIR (default benchmarks/results),
 # SIZES (default "1k 10k 86k 100k"), HCL_SIZES (default "1k 10k"), HCL_TIMEOUT seconds (default 900),
 # PLAN_TIMEOUT seconds (default 900), TF_PUSH_SIZES (one resource holding the whole tree, default
 # "1k 10k"), TF_PUSH_PER_CT_SIZES (one resource per cluster type, default "1k 10k 86k"), GO_BENCH (a
@@ -35,6 +47,12 @@ PLAN_TIMEOUT=${PLAN_TIMEOUT:-900}
 TF_PUSH_SIZES=${TF_PUSH_SIZES:-"1k 10k"}
 TF_PUSH_PER_CT_SIZES=${TF_PUSH_PER_CT_SIZES:-"1k 10k 86k"}
 GO_BENCH=${GO_BENCH:-}
+STEPS=${STEPS:-"plan push delivery"}
+DELIVERY_SIZES=${DELIVERY_SIZES-86k}
+DELIVERY_PER_CT_SIZES=${DELIVERY_PER_CT_SIZES-86k}
+SMALL_CHANGE_SIZES=${SMALL_CHANGE_SIZES-quarter-5.7k}
+DELIVERY_TIMEOUT=${DELIVERY_TIMEOUT:-1800}
+step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 rm -rf "$WORK_DIR"
 mkdir -p "$WORK_DIR"/{bin,wrap,provtime,logs} "$OUT_DIR"
@@ -148,7 +166,10 @@ wait_for_providers() {
   done
 }
 
+# A step that does not run writes its table to the scratch directory, so that a partial run (make
+# bench-delivery) leaves the committed results of the others alone.
 results="$OUT_DIR/results.csv"
+step plan || results="$WORK_DIR/results.csv"
 echo "size,assignments,files,path,status,wall_s,terraform_rss_mib,provider_rss_mib,plan_rss_mib,provider_cpu_s" >"$results"
 
 # plan SIZE PATH TIMEOUT: one terraform plan, appended to results.csv.
@@ -181,10 +202,18 @@ plan() {
 
 # --- fleets and plans ----------------------------------------------------------------------------
 
-for size in $SIZES; do
-  "$WORK_DIR/fleetgen" -size "$size" -format both -out "$WORK_DIR/fleet-$size" >"$WORK_DIR/logs/fleet-$size.txt"
+fleets=""
+if step plan || step push; then fleets="$SIZES"; fi
+if step delivery; then fleets="$fleets $DELIVERY_SIZES $DELIVERY_PER_CT_SIZES $SMALL_CHANGE_SIZES"; fi
+for size in $(printf '%s\n' $fleets | sort -u); do
+  # The tutorial shape has no tfvars: the HCL baseline renders only arc-flux.
+  format=both
+  case $size in tutorial-*) format=yaml ;; esac
+  "$WORK_DIR/fleetgen" -size "$size" -format "$format" -out "$WORK_DIR/fleet-$size" \
+    -one-more-policy "$WORK_DIR/one-more-$size.yaml" >"$WORK_DIR/logs/fleet-$size.txt"
 done
-for size in $SIZES; do
+step plan || SIZES_PLAN=""
+for size in ${SIZES_PLAN-$SIZES}; do
   for path in fn ds fn-per-ct; do
     plan "$size" "$path" "$PLAN_TIMEOUT"
   done
@@ -194,6 +223,7 @@ done
 # --- pushes --------------------------------------------------------------------------------------
 
 push="$OUT_DIR/push.csv"
+step push || push="$WORK_DIR/push.csv"
 echo "size,method,files,first_push_s,one_file_push_s,peak_rss_mib" >"$push"
 
 # Through Terraform: kalypso_gitops_commit with the whole tree, plus one marker file whose content
@@ -265,6 +295,7 @@ tf_push() {
   echo "$size,$label,$files,$first,$second,$rss" | tee -a "$push"
   echo "    state file: $(du -h "$WORK_DIR/$config-$size.tfstate" | cut -f1), commits: $(git -C "$WORK_DIR/$config-$size.git" rev-list --count main)"
 }
+step push || { TF_PUSH_SIZES=""; TF_PUSH_PER_CT_SIZES=""; SIZES_PUSH=""; }
 for size in $TF_PUSH_SIZES; do
   case " $SIZES " in *" $size "*) tf_push push "$size" "terraform apply (one kalypso_gitops_commit)" ;; esac
 done
@@ -273,7 +304,7 @@ for size in $TF_PUSH_PER_CT_SIZES; do
 done
 
 # Through the Git layer directly: whole tree, then one changed file.
-for size in $SIZES; do
+for size in ${SIZES_PUSH-$SIZES}; do
   echo "--> benchpush $size"
   log="$WORK_DIR/logs/benchpush-$size"
   if line=$(/usr/bin/time -v -o "$log.time" "$WORK_DIR/benchpush" -fleet "$WORK_DIR/fleet-$size" -repo "$WORK_DIR/push-go-$size.git" 2>"$log.err"); then
@@ -283,6 +314,152 @@ for size in $SIZES; do
     echo "$size,internal/git (tools/benchpush),-,failed,failed,-" | tee -a "$push"
   fi
 done
+
+# --- delivery (issue 13): render mode against per-cluster-type files --------------------------------
+
+# ONE resource in render mode holds the whole environment on one branch; no file content in state.
+mkdir -p "$WORK_DIR/tf/deliver-render" "$WORK_DIR/tf/deliver-per-ct"
+cat >"$WORK_DIR/tf/deliver-render/main.tf" <<EOF
+$header
+
+variable "repository" { type = string }
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url = "file://\${var.repository}"
+  branch         = "main"
+  render         = { environment = "dev", manifests = local.manifests }
+  author         = { name = "bench", email = "bench@example.com" }
+}
+EOF
+# Today's pattern for large fleets: one files-mode resource per cluster type, all on one branch.
+cat >"$WORK_DIR/tf/deliver-per-ct/main.tf" <<EOF
+$header
+
+variable "repository" { type = string }
+
+locals {
+  summary = provider::kalypso::environment_render("dev", local.manifests, { only_cluster_types = [] })
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  for_each       = toset(local.summary.cluster_types)
+  repository_url = "file://\${var.repository}"
+  branch         = "main"
+  path           = each.key
+  files          = { for p, c in provider::kalypso::environment_render("dev", local.manifests, { only_cluster_types = [each.key] }).files : trimprefix(p, "\${each.key}/") => c }
+  author         = { name = "bench", email = "bench@example.com" }
+}
+EOF
+
+# tf_timed NAME DIR ARGS...: one terraform command; its wall clock goes to logs/NAME.wall, its exit
+# status to NAME.rc, terraform's /usr/bin/time report to NAME.time, the providers' to provtime/NAME/.
+tf_timed() {
+  local name=$1 dir=$2
+  shift 2
+  local log="$WORK_DIR/logs/$name" prov="$WORK_DIR/provtime/$name"
+  mkdir -p "$prov"
+  echo "    $name (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  local start=$EPOCHREALTIME rc=0
+  KALYPSO_BENCH_PROVTIME=$prov /usr/bin/time -v -o "$log.time" timeout -k 10 "$DELIVERY_TIMEOUT" \
+    terraform -chdir="$dir" "$@" >"$log.out" 2>"$log.err" || rc=$?
+  secs_since "$start" >"$log.wall"
+  wait_for_providers
+  echo "$rc" >"$log.rc"
+}
+wall() { cat "$WORK_DIR/logs/$1.wall"; }
+rc() { cat "$WORK_DIR/logs/$1.rc"; }
+# ok_or NAME RC: the wall clock of NAME if it exited with RC, else why not.
+ok_or() { if [ "$(rc "$1")" = "$2" ]; then wall "$1"; else echo "failed(rc=$(rc "$1"))"; fi; }
+expected() { awk '/expected assignments/ {print $NF}' "$WORK_DIR/logs/fleet-$1.txt"; }
+
+delivery="$OUT_DIR/delivery.csv"
+small="$OUT_DIR/small-change.csv"
+step delivery || { delivery="$WORK_DIR/delivery.csv"; small="$WORK_DIR/small-change.csv"; }
+if step delivery; then
+  echo "size,pattern,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start" >"$delivery"
+  echo "size,assignments,render_change_plan_s,hcl_plan_s,hcl_over_render,load_at_start" >"$small"
+fi
+
+# deliver PATTERN SIZE: first apply, empty re-plan, one policy added (plan -out, then apply of that
+# plan, two processes as in CI), re-plan; appended to delivery.csv. Assignments are counted after the
+# change.
+deliver() {
+  local pattern=$1 size=$2
+  local id="$pattern-$size" load
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  echo "--> delivery $pattern $size"
+  local fleet="$WORK_DIR/fleet-$size-$pattern" repo="$WORK_DIR/$id.git" state="$WORK_DIR/$id.tfstate" dir="$WORK_DIR/tf/deliver-$pattern"
+  rm -rf "$fleet" "$repo"
+  cp -r "$WORK_DIR/fleet-$size" "$fleet"
+  rm -f "$fleet/fleet.auto.tfvars.json"
+  # The branch must exist (create_branch is off): one empty commit.
+  git init --quiet --bare --initial-branch=main "$repo"
+  local seed
+  seed=$(git -C "$repo" commit-tree -m "seed" "$(git -C "$repo" hash-object -t tree -w --stdin </dev/null)")
+  git -C "$repo" update-ref refs/heads/main "$seed"
+  local vars=(-input=false -lock=false -state="$state" -var "fleet_dir=$fleet" -var "repository=$repo")
+
+  tf_timed "$id-first" "$dir" apply -auto-approve "${vars[@]}"
+  local commits_first
+  commits_first=$(($(git -C "$repo" rev-list --count main) - 1))
+  tf_timed "$id-replan" "$dir" plan -detailed-exitcode "${vars[@]}"
+  cp "$WORK_DIR/one-more-$size.yaml" "$fleet/scheduling/"
+  local before
+  before=$(git -C "$repo" rev-list --count main)
+  tf_timed "$id-change-plan" "$dir" plan -out="$WORK_DIR/$id-change.tfplan" "${vars[@]}"
+  tf_timed "$id-change-apply" "$dir" apply -input=false -lock=false -state="$state" "$WORK_DIR/$id-change.tfplan"
+  local commits_change
+  commits_change=$(($(git -C "$repo" rev-list --count main) - before))
+  tf_timed "$id-replan2" "$dir" plan -detailed-exitcode "${vars[@]}"
+
+  local files state_mib tf_rss prov_rss total=- replan2=changes
+  files=$(git -C "$repo" ls-tree -r --name-only main | wc -l)
+  state_mib=-
+  [ -f "$state" ] && state_mib=$(du -b "$state" | awk '{printf "%.1f", $1 / 1048576}')
+  tf_rss=$(mib_max_rss "$WORK_DIR/logs/$id"-*.time)
+  prov_rss=$(mib_max_rss "$WORK_DIR/provtime/$id"-*/*)
+  if [ "$(rc "$id-change-plan")" = 0 ] && [ "$(rc "$id-change-apply")" = 0 ]; then
+    total=$(echo "$(wall "$id-change-plan") $(wall "$id-change-apply")" | awk '{printf "%.2f", $1 + $2}')
+  fi
+  [ "$(rc "$id-replan2")" = 0 ] && replan2=empty
+  echo "$size,$pattern,$(($(expected "$size") + 1)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load" | tee -a "$delivery"
+}
+
+if step delivery; then
+  for size in $DELIVERY_SIZES; do deliver render "$size"; done
+  # A small model change at about 5.7k assignments: render mode's plan of the one-policy change
+  # against the plain-HCL plan of the same fleet with the same policy (it has no state, so every plan
+  # computes everything).
+  for size in $SMALL_CHANGE_SIZES; do
+    case " $DELIVERY_SIZES " in *" $size "*) ;; *) deliver render "$size" ;; esac
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    "$WORK_DIR/fleetgen" -size "$size" -format tfvars -add-one-more-policy -out "$WORK_DIR/fleet-$size-hcl" >/dev/null
+    tf_timed "hcl-$size" "$WORK_DIR/tf/hcl" plan -input=false -lock=false -var-file="$WORK_DIR/fleet-$size-hcl/fleet.auto.tfvars.json"
+    render_s=$(ok_or "render-$size-change-plan" 0)
+    hcl_s=$(ok_or "hcl-$size" 0)
+    ratio=$(echo "$render_s $hcl_s" | awk '$1 + 0 > 0 && $2 + 0 > 0 {printf "%.1f", $2 / $1; exit} {print "-"}')
+    echo "$size,$(($(expected "$size") + 1)),$render_s,$hcl_s,$ratio,$load" | tee -a "$small"
+  done
+  for size in $DELIVERY_PER_CT_SIZES; do deliver per-ct "$size"; done
+
+  {
+    echo "| fleet | pattern | assignments | files in repo | first apply s | empty re-plan s | change: plan s | change: apply s | change: plan + apply s | re-plan after change | state MiB | terraform RSS MiB | provider RSS MiB | RSS sum MiB | change: terraform CPU s | change: provider CPU s | commits (first apply) | commits (change) | load at start |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    tail -n +2 "$delivery" | awk -F, '{printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n"}'
+    echo
+    echo "| fleet | assignments | render mode: plan of the one-policy change s | plain HCL plan s | HCL / render | load at start |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    tail -n +2 "$small" | awk -F, '{printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n"}'
+    echo
+    echo "machine: $(nproc) cores, $(free -h | awk '/Mem:/ {print $2}') RAM; $(terraform version | head -1); finished $(date -u +%Y-%m-%dT%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  } >"$OUT_DIR/delivery.md"
+  cat "$OUT_DIR/delivery.md"
+fi
+
+if ! step plan && ! step push; then
+  echo "==> wrote $OUT_DIR/{delivery.csv,small-change.csv,delivery.md}"
+  exit 0
+fi
 
 # --- engine figures from the Go benchmarks -------------------------------------------------------
 

@@ -65,9 +65,15 @@ resource "kalypso_scheduling_policy" "dev" {
   }
 }
 
+# Render mode: the resource renders the Dev environment itself and plans against the dev branch, so the
+# plan lists every file it will create, update (with a unified diff) or delete there.
 resource "kalypso_gitops_commit" "dev" {
   repository_url = var.gitops_repo
   branch         = "dev"
-  files          = local.dev.files
+  create_branch  = true
+  render = {
+    environment = "dev"
+    manifests   = local.dev_manifests
+  }
   commit_message = "Kalypso: schedule dev"
 }

@@ -71,17 +71,21 @@ locals {
     [for r in kalypso_workload_registration.all : r.manifest],
   )
 
-  dev = provider::kalypso::environment_render("dev", concat(
+  # Each environment's model: what kalypso_gitops_commit renders (render mode) and the outputs summarise.
+  dev_manifests = concat(
     local.shared_manifests,
     [for c in kalypso_cluster_type.dev : c.manifest],
     [for c in kalypso_platform_config.dev : c.manifest],
     [for p in kalypso_scheduling_policy.dev : p.manifest],
-  ))
-
-  stage = provider::kalypso::environment_render("stage", concat(
+  )
+  stage_manifests = concat(
     local.shared_manifests,
     [for c in kalypso_cluster_type.stage : c.manifest],
     [for c in kalypso_platform_config.stage : c.manifest],
     [for p in kalypso_scheduling_policy.stage : p.manifest],
-  ))
+  )
+
+  # The function gives the outputs the assignments at plan time; the resources render the same engine themselves.
+  dev   = provider::kalypso::environment_render("dev", local.dev_manifests)
+  stage = provider::kalypso::environment_render("stage", local.stage_manifests)
 }

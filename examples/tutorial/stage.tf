@@ -68,10 +68,14 @@ resource "kalypso_scheduling_policy" "stage" {
 
 # Promotion: the Stage tree records which control-plane commit it was rendered from.
 resource "kalypso_gitops_commit" "stage" {
-  count              = local.stage_enabled ? 1 : 0
-  repository_url     = var.gitops_repo
-  branch             = "stage"
-  files              = local.stage.files
+  count          = local.stage_enabled ? 1 : 0
+  repository_url = var.gitops_repo
+  branch         = "stage"
+  create_branch  = true
+  render = {
+    environment = "stage"
+    manifests   = local.stage_manifests
+  }
   promoted_commit_id = var.control_plane_commit
   commit_message     = "Kalypso: promote ${var.control_plane_commit} to stage"
 }

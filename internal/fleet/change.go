@@ -14,6 +14,14 @@ import (
 // cluster type whose label set no other cluster type has (absent optional labels pinned with
 // DoesNotExist), on a pair that no policy schedules yet. The count is checked with Expect.
 func (f Fleet) OneMoreAssignment() (Document, error) {
+	p, err := f.oneMorePolicy()
+	if err != nil {
+		return Document{}, err
+	}
+	return policyDocument(p), nil
+}
+
+func (f Fleet) oneMorePolicy() (SchedulingPolicy, error) {
 	targets := EffectiveTargets(f.Spec.Environment, f.Workloads)
 	scheduled := map[Pair]bool{}
 	for _, p := range Assignments(targets, f.ClusterTypes, f.Policies) {
@@ -52,10 +60,10 @@ func (f Fleet) OneMoreAssignment() (Document, error) {
 			if after != before+1 {
 				continue
 			}
-			return Document{Kind: "SchedulingPolicy", Name: policy.Name, Path: "scheduling/" + policy.Name + ".yaml", YAML: policyYAML(policy)}, nil
+			return policy, nil
 		}
 	}
-	return Document{}, fmt.Errorf("no unscheduled pair of a deployment target and a cluster type with unique labels in this fleet")
+	return SchedulingPolicy{}, fmt.Errorf("no unscheduled pair of a deployment target and a cluster type with unique labels in this fleet")
 }
 
 func countMatching(sel Selector, clusterTypes []ClusterType) int {
@@ -66,4 +74,21 @@ func countMatching(sel Selector, clusterTypes []ClusterType) int {
 		}
 	}
 	return n
+}
+
+func policyDocument(p SchedulingPolicy) Document {
+	return Document{Kind: "SchedulingPolicy", Name: p.Name, Path: "scheduling/" + p.Name + ".yaml", YAML: policyYAML(p)}
+}
+
+// WithOneMoreAssignment returns the fleet with OneMoreAssignment's policy added, in its documents, its
+// tfvars and its expected counts.
+func (f Fleet) WithOneMoreAssignment() (Fleet, error) {
+	policy, err := f.oneMorePolicy()
+	if err != nil {
+		return Fleet{}, err
+	}
+	f.Policies = append(slices.Clip(f.Policies), policy)
+	f.Documents = f.render()
+	f.Expected = Expect(f.Spec.Environment, f.ClusterTypes, f.Workloads, f.Policies)
+	return f, nil
 }

@@ -136,7 +136,7 @@ func checkNoCredentials(u string) error {
 	switch ep.Protocol {
 	case "http", "https":
 		if ep.User != "" || ep.Password != "" {
-			return withClass(ErrCredentialsInURL, errors.New("remove the user and token from the URL and configure them as credentials (token attribute, provider git_token, or GIT_TOKEN)"))
+			return withClass(ErrCredentialsInURL, errors.New("remove the user and token from the URL and configure the token in the provider instead (git_token, or the GIT_TOKEN environment variable)"))
 		}
 	case "ssh":
 		if ep.Password != "" {

@@ -43,6 +43,8 @@ var (
 	ErrConflict = errors.New("concurrent update conflict")
 	// ErrTimeout: a network operation took longer than Client.Timeout (nothing was written).
 	ErrTimeout = errors.New("timed out")
+	// ErrStale: the branch changed under the path since the change was planned (nothing was written).
+	ErrStale = errors.New("the branch changed since the plan")
 )
 
 // Error describes a failed Git operation with the repository, branch and path it concerned.

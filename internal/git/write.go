@@ -51,6 +51,10 @@ type ApplyRequest struct {
 	CreateFrom string
 	// NoCreate makes a missing Branch an ErrBranchNotFound error instead of creating it.
 	NoCreate bool
+	// ExpectedManagedTree, when set, is the managed tree id of Path (Inspection.ManagedTree) the change
+	// was planned against: if the base holds anything else under Path, Apply writes nothing and fails with
+	// ErrStale. Commits that changed only files outside Path are built upon as usual.
+	ExpectedManagedTree string
 }
 
 // Changes lists the files that differ between the base commit and the desired set, relative to Path.
@@ -161,6 +165,21 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 			return res, err
 		}
 		baseTree = bc.TreeHash
+	}
+	if req.ExpectedManagedTree != "" {
+		got := EmptyTreeID
+		sub, found, err := subtree(st, baseTree, dir)
+		if err != nil {
+			return res, err
+		}
+		if found && !sub.IsZero() {
+			if got, err = managedTreeID(s, sub); err != nil {
+				return res, err
+			}
+		}
+		if got != req.ExpectedManagedTree {
+			return res, withClass(ErrStale, fmt.Errorf("the files under the path changed on the branch after the plan (planned against tree %s, the branch now holds %s)", req.ExpectedManagedTree[:12], got[:12]))
+		}
 	}
 	b := &builder{st: st}
 	newTree, err := buildTree(b, baseTree, dir, req)

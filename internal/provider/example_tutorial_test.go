@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,22 +125,43 @@ func (p *plannedChanges) actions(address string) string {
 	return "absent"
 }
 
-func (p *plannedChanges) files(t *testing.T, address string) map[string]string {
+// fileChange is one entry of kalypso_gitops_commit's planned `changes`.
+type fileChange struct {
+	Action string `json:"action"`
+	Diff   string `json:"diff"`
+}
+
+// changes reads the planned `changes` of a kalypso_gitops_commit, which must be known at plan time.
+func (p *plannedChanges) changes(t *testing.T, address string) map[string]fileChange {
 	t.Helper()
 	for _, rc := range p.ResourceChanges {
 		if rc.Address == address {
-			if _, unknown := rc.Change.Unknown["files"]; unknown && rc.Change.Unknown["files"] == true {
-				t.Fatalf("%s.files is unknown in the plan", address)
+			if rc.Change.Unknown["changes"] == true {
+				t.Fatalf("%s.changes is unknown in the plan", address)
 			}
-			out := map[string]string{}
-			for k, v := range rc.Change.After["files"].(map[string]any) {
-				out[k] = v.(string)
+			b, _ := json.Marshal(rc.Change.After["changes"])
+			out := map[string]fileChange{}
+			if err := json.Unmarshal(b, &out); err != nil {
+				t.Fatal(err)
 			}
 			return out
 		}
 	}
 	t.Fatalf("no planned change for %s", address)
 	return nil
+}
+
+// deliveredTree is a branch of the GitOps repository without the ownership record and `.github/`,
+// comparable with the upstream fixtures' expected trees.
+func deliveredTree(t *testing.T, repo, branch string) map[string]string {
+	t.Helper()
+	all := gitserver.Files(t, repo, branch)
+	if _, ok := all[".kalypso-gitops-commit"]; !ok {
+		t.Errorf("branch %s has no ownership record", branch)
+	}
+	delete(all, ".kalypso-gitops-commit")
+	tree, _ := fixtures.SplitTracking(all)
+	return tree
 }
 
 func (c *terraformCLI) plan(varFile string, stage int) *plannedChanges {
@@ -201,20 +223,35 @@ func TestAccExampleTutorial_fiveStages(t *testing.T) {
 	if got := p.OutputChanges["dev_unscheduled"].After; !jsonEqual(got, []any{"hello-world-app-functional-test", "hello-world-app-performance-test"}) {
 		t.Errorf("stage 1: dev_unscheduled = %v", got)
 	}
-	if got := p.files(t, "kalypso_gitops_commit.dev"); got["large/observability-prometheus/reconciler.yaml"] != devExpected.Expected["large/observability-prometheus/reconciler.yaml"] {
-		t.Errorf("stage 1: observability reconciler differs from upstream:\n%s", got["large/observability-prometheus/reconciler.yaml"])
+	reconciler := "large/observability-prometheus/reconciler.yaml"
+	if got := p.changes(t, "kalypso_gitops_commit.dev")[reconciler]; got.Action != "create" || got.Diff != devExpected.Expected[reconciler] {
+		t.Errorf("stage 1: the planned observability reconciler differs from upstream: %+v", got)
 	}
 	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
 
-	// Stage 2: the Dev policies place the app; the planned Dev tree is upstream's, byte for byte.
+	// Stage 2: the Dev policies place the app; the plan lists exactly the files that differ from the branch,
+	// each with upstream's content, and the branch then holds upstream's tree byte for byte.
 	p = tf.plan(varFile, 2)
 	if a := p.actions("kalypso_gitops_commit.dev"); a != "update" {
 		t.Errorf("stage 2: kalypso_gitops_commit.dev action = %s, want update", a)
 	}
-	if d := fixtures.DiffTrees(devExpected.Expected, p.files(t, "kalypso_gitops_commit.dev")); d != "" {
-		t.Errorf("stage 2: planned Dev tree differs from upstream:\n%s", d)
+	for path, c := range p.changes(t, "kalypso_gitops_commit.dev") {
+		want, ok := devExpected.Expected[path]
+		switch {
+		case !ok:
+			t.Errorf("stage 2: planned change of %s, which upstream's tree does not hold", path)
+		case c.Action == "create" && c.Diff != want:
+			t.Errorf("stage 2: planned content of %s differs from upstream:\n%s", path, c.Diff)
+		case c.Action == "update" && !strings.HasPrefix(c.Diff, "--- a/"+path+"\n+++ b/"+path+"\n@@ "):
+			t.Errorf("stage 2: planned update of %s is not a unified diff:\n%s", path, c.Diff)
+		case c.Action == "delete":
+			t.Errorf("stage 2: planned deletion of %s", path)
+		}
 	}
 	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+	if d := fixtures.DiffTrees(devExpected.Expected, deliveredTree(t, gitops, "dev")); d != "" {
+		t.Errorf("stage 2: the Dev branch differs from upstream:\n%s", d)
+	}
 
 	// Stage 3: promotion creates Stage, byte for byte as upstream; Dev is untouched.
 	p = tf.plan(varFile, 3)
@@ -224,23 +261,21 @@ func TestAccExampleTutorial_fiveStages(t *testing.T) {
 	if a := p.actions("kalypso_gitops_commit.dev"); a != "no-op" {
 		t.Errorf("stage 3: kalypso_gitops_commit.dev action = %s, want no-op", a)
 	}
-	if d := fixtures.DiffTrees(stageExpected.Expected, p.files(t, "kalypso_gitops_commit.stage[0]")); d != "" {
-		t.Errorf("stage 3: planned Stage tree differs from upstream:\n%s", d)
+	if n := len(p.changes(t, "kalypso_gitops_commit.stage[0]")); n != len(stageExpected.Expected)+2 { // + ownership record and Promoted_Commit_Id
+		t.Errorf("stage 3: %d planned changes, want %d", n, len(stageExpected.Expected)+2)
 	}
 	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
-
-	// Stage 4: one platform config change changes exactly one Stage file.
-	p = tf.plan(varFile, 4)
-	stage4 := p.files(t, "kalypso_gitops_commit.stage[0]")
-	changed := []string{}
-	for path, content := range stage4 {
-		if stageExpected.Expected[path] != content {
-			changed = append(changed, path)
-		}
+	if d := fixtures.DiffTrees(stageExpected.Expected, deliveredTree(t, gitops, "stage")); d != "" {
+		t.Errorf("stage 3: the Stage branch differs from upstream:\n%s", d)
 	}
-	if len(changed) != 1 || changed[0] != "large/hello-world-app-uat-test/platform-config.yaml" ||
-		!strings.Contains(stage4[changed[0]], "DATABASE_URL: mysql://west-stage:8806/mysql-stage\n") {
-		t.Errorf("stage 4: changed files = %v, want only large/hello-world-app-uat-test/platform-config.yaml with the new DATABASE_URL", changed)
+
+	// Stage 4: one platform config change changes exactly one Stage file, shown as a unified diff.
+	p = tf.plan(varFile, 4)
+	stage4 := p.changes(t, "kalypso_gitops_commit.stage[0]")
+	c, ok := stage4["large/hello-world-app-uat-test/platform-config.yaml"]
+	if len(stage4) != 1 || !ok || c.Action != "update" ||
+		!regexp.MustCompile(`(?m)^\+\s*DATABASE_URL: mysql://west-stage:8806/mysql-stage$`).MatchString(c.Diff) {
+		t.Errorf("stage 4: changes = %+v, want only an update of large/hello-world-app-uat-test/platform-config.yaml adding the new DATABASE_URL", stage4)
 	}
 	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
 

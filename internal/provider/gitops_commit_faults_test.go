@@ -148,7 +148,7 @@ func (r *faultRig) state() (map[string]string, string) {
 // expectRemote asserts the whole branch tree (outside files untouched, managed files == managed) and commit count.
 func (r *faultRig) expectRemote(managed map[string]string, commits int) {
 	r.t.Helper()
-	want := gitopsMerged(faultOutsideFiles, gitopsPrefixed(r.path+"/", managed))
+	want := gitopsMerged(faultOutsideFiles, gitopsManaged(r.path, managed))
 	if got := gitserver.Files(r.t, r.repo, "main"); !reflect.DeepEqual(got, want) {
 		r.t.Errorf("branch tree:\n got %v\nwant %v", got, want)
 	}
@@ -179,6 +179,9 @@ func (r *faultRig) converge(commits int) {
 	r.must("apply", "-input=false", "-no-color", "-auto-approve")
 	if out, code := r.planExit(); code != 0 {
 		r.t.Errorf("plan after the converging apply is not empty (exit %d):\n%s", code, out)
+	}
+	if out, code := r.planExit("-refresh=false"); code != 0 {
+		r.t.Errorf("plan -refresh=false after the converging apply is not empty (exit %d):\n%s", code, out)
 	}
 	r.expectRemote(faultV2, commits)
 	r.expectStateMatchesRemote(faultV2)
@@ -236,6 +239,8 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 		wantErr string
 		// landed: the push reached the branch although the apply failed.
 		landed bool
+		// stale: the branch changed under path after the plan; the apply refuses and writes nothing.
+		stale bool
 	}{
 		{
 			name: "500 on receive-pack",
@@ -259,7 +264,8 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 				r.srv.SetToken(faultRevoked)
 				return func() { r.srv.SetToken(faultToken) }
 			},
-			wantErr: `(?s)Cannot deliver the files to Git.*authentication failed.*git_token`,
+			// Terraform plans again right before applying a saved plan, so the revoked token is found there.
+			wantErr: `(?s)(Cannot deliver the files to Git|Cannot read the Git repository).*authentication failed.*git_token`,
 		},
 		{
 			name:     "slow server beyond git_timeout",
@@ -281,7 +287,7 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 			landed:  true,
 		},
 		{
-			name: "force-push by another writer rewrites the branch",
+			name: "force-push by another writer rewrites the branch and edits under path",
 			arm: func(r *faultRig) func() {
 				// The other writer drops our v1 commit, edits a file outside path and writes one inside it.
 				seed := gitserver.Git(r.t, "", nil, "--git-dir", r.repo, "rev-list", "--max-parents=0", "main")
@@ -293,6 +299,8 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 				gitserver.Git(r.t, "", nil, "--git-dir", r.repo, "update-ref", "refs/heads/main", sha)
 				return func() {}
 			},
+			wantErr: `(?s)The branch changed since the plan.*Nothing was written.*plan again`,
+			stale:   true,
 		},
 	}
 	for _, c := range cases {
@@ -309,12 +317,28 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 			out, code := r.run("apply", "-input=false", "-no-color", "tfplan")
 			disarm()
 
-			if c.wantErr == "" { // force-push: the apply rebuilds on the rewritten head
-				if code != 0 {
-					t.Fatalf("apply after the force-push failed:\n%s", out)
+			if code == 0 {
+				t.Fatalf("apply succeeded despite the fault:\n%s", out)
+			}
+			if !regexp.MustCompile(c.wantErr).MatchString(out) {
+				t.Errorf("apply output does not match %q:\n%s", c.wantErr, out)
+			}
+			if strings.Contains(out, "panic") {
+				t.Errorf("panic:\n%s", out)
+			}
+			if c.stale {
+				// Nothing of ours was written: the branch is the other writer's, v1 is gone with the rewrite.
+				rewritten := gitopsMerged(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n", "clusters/drone/x.yaml": "by the other writer\n"})
+				if got := gitserver.Files(t, r.repo, "main"); !reflect.DeepEqual(got, rewritten) {
+					t.Errorf("branch tree after the refused apply:\n got %v\nwant %v", got, rewritten)
 				}
-				faultOutsideFiles := gitopsMerged(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n"})
-				want := gitopsMerged(faultOutsideFiles, gitopsPrefixed("clusters/", faultV2))
+				// A new plan shows the other writer's file under path as a deletion; its apply keeps the change outside path.
+				out := r.must("plan", "-input=false", "-no-color")
+				if !strings.Contains(out, `"clusters/drone/x.yaml" = {`) || !strings.Contains(out, `action = "delete"`) {
+					t.Errorf("the new plan does not show the deletion of the other writer's file:\n%s", out)
+				}
+				r.must("apply", "-input=false", "-no-color", "-auto-approve")
+				want := gitopsMerged(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n"}, gitopsManaged("clusters", faultV2))
 				if got := gitserver.Files(t, r.repo, "main"); !reflect.DeepEqual(got, want) {
 					t.Errorf("branch tree:\n got %v\nwant %v", got, want)
 				}
@@ -325,20 +349,7 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 				if out, code := r.planExit(); code != 0 {
 					t.Errorf("plan after the apply is not empty (exit %d):\n%s", code, out)
 				}
-				r.scan(faultToken)
-				return
-			}
-
-			if code == 0 {
-				t.Fatalf("apply succeeded despite the fault:\n%s", out)
-			}
-			if !regexp.MustCompile(c.wantErr).MatchString(out) {
-				t.Errorf("apply output does not match %q:\n%s", c.wantErr, out)
-			}
-			if strings.Contains(out, "panic") {
-				t.Errorf("panic:\n%s", out)
-			}
-			if c.landed {
+			} else if c.landed {
 				r.expectRemote(faultV2, 3)
 				// The state still says v1; a refresh-only plan shows exactly the landed files as drift.
 				files, _ := r.state()

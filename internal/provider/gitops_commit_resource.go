@@ -7,8 +7,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,28 +25,32 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
 var (
-	_ resource.Resource                   = &GitopsCommitResource{}
-	_ resource.ResourceWithConfigure      = &GitopsCommitResource{}
-	_ resource.ResourceWithModifyPlan     = &GitopsCommitResource{}
-	_ resource.ResourceWithValidateConfig = &GitopsCommitResource{}
-	_ resource.ResourceWithImportState    = &GitopsCommitResource{}
+	_ resource.Resource                     = &GitopsCommitResource{}
+	_ resource.ResourceWithConfigure        = &GitopsCommitResource{}
+	_ resource.ResourceWithModifyPlan       = &GitopsCommitResource{}
+	_ resource.ResourceWithValidateConfig   = &GitopsCommitResource{}
+	_ resource.ResourceWithConfigValidators = &GitopsCommitResource{}
+	_ resource.ResourceWithImportState      = &GitopsCommitResource{}
 )
 
 const (
-	// promotedCommitFile is where upstream Kalypso records the promoted commit.
-	promotedCommitFile   = ".github/tracking/Promoted_Commit_Id"
+	promotedCommitFile   = delivery.PromotedCommitFile
 	defaultCommitMessage = "Update GitOps repository (kalypso_gitops_commit)"
 	prStateNone          = "none"
 )
 
-// GitopsCommitResource is kalypso_gitops_commit: it delivers a file set to a path of a Git branch.
+// GitopsCommitResource is kalypso_gitops_commit: it delivers a file set, or an environment it renders, to
+// a path of a Git branch. The change set, guards and Git work live in internal/delivery and internal/git.
 type GitopsCommitResource struct {
 	data *ProviderData
 }
@@ -51,14 +62,24 @@ type gitopsCommitModel struct {
 	ID                    types.String `tfsdk:"id"`
 	RepositoryURL         types.String `tfsdk:"repository_url"`
 	Branch                types.String `tfsdk:"branch"`
+	CreateBranch          types.Bool   `tfsdk:"create_branch"`
 	Path                  types.String `tfsdk:"path"`
 	Files                 types.Map    `tfsdk:"files"`
+	Render                types.Object `tfsdk:"render"`
 	CommitMessage         types.String `tfsdk:"commit_message"`
 	Author                types.Object `tfsdk:"author"`
 	PromotedCommitID      types.String `tfsdk:"promoted_commit_id"`
 	PullRequest           types.Object `tfsdk:"pull_request"`
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
+	MaxChanges            types.Int64  `tfsdk:"max_changes"`
+	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
+	Changes               types.Map    `tfsdk:"changes"`
+	ChangesSummary        types.String `tfsdk:"changes_summary"`
+	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
+	RenderSummary         types.Object `tfsdk:"render_summary"`
+	BaseTreeID            types.String `tfsdk:"base_tree_id"`
+	ContentHash           types.String `tfsdk:"content_hash"`
 	CommitSHA             types.String `tfsdk:"commit_sha"`
 	PullRequestNumber     types.Int64  `tfsdk:"pull_request_number"`
 	PullRequestURL        types.String `tfsdk:"pull_request_url"`
@@ -71,7 +92,25 @@ type gitopsPullRequestModel struct {
 	Labels     types.List   `tfsdk:"labels"`
 }
 
-var gitopsAuthorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
+type gitopsRenderModel struct {
+	Environment      types.String   `tfsdk:"environment"`
+	Manifests        []types.String `tfsdk:"manifests"`
+	ConfigValidation types.String   `tfsdk:"config_validation"`
+}
+
+var (
+	gitopsAuthorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
+	gitopsChangeType      = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
+	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
+	// exit 2 without any drift (hashicorp/terraform#36403), which breaks drift detection.
+	gitopsRenderSummaryTypes = map[string]attr.Type{
+		"assignments":                    types.StringType,
+		"assignments_by_cluster_type":    types.MapType{ElemType: types.StringType},
+		"unscheduled_deployment_targets": types.ListType{ElemType: types.StringType},
+		"promoted_commit_id":             types.StringType,
+	}
+	sshFingerprint = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}=?$`)
+)
 
 func (r *GitopsCommitResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_gitops_commit"
@@ -80,15 +119,17 @@ func (r *GitopsCommitResource) Metadata(_ context.Context, req resource.Metadata
 func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Delivers a rendered file set (for example `kalypso_environment_render`'s `files`) to a path of a Git branch, " +
-			"in one commit per apply and no commit when nothing changed, or as a GitHub pull request. " +
-			"Files under `path` that are not in `files` are deleted; nothing outside `path`, and no dot-entry at its root, is touched. " +
-			"Refresh reads the remote, so out-of-band edits show up as drift and the next apply restores them. " +
-			"All Git operations use go-git; credentials come from the provider configuration or its environment variables and are never stored in state.\n\n" +
-			"Keep an instance to a few thousand files. Terraform and the plugin framework process `files` element by element at every " +
-			"refresh, plan and apply, at a cost that grows faster than the number of files: on 2 cores, a one-file change to an instance of 29,292 files " +
-			"takes 81 s where the Git push takes 0.12 s; with the same tree split into one instance per cluster type, 12 s. For large fleets, use one instance per cluster type " +
-			"(`for_each` over `cluster_types` with `only_cluster_types`, as in the last example); BENCHMARKS.md has the figures.",
+		MarkdownDescription: "Delivers a Kalypso environment (`render`) or a hand-made file set (`files`) to a path of a Git branch, " +
+			"in one commit per apply and no commit when nothing changed, or as one GitHub pull request.\n\n" +
+			"The plan is computed against the branch: `changes` lists every file the apply will create, update (with a unified diff) " +
+			"or delete, also on create, and `changes_summary` counts them. The apply performs exactly that change set: if the files " +
+			"under `path` changed on the branch after the plan, it writes nothing and asks for a new plan. Files under `path` that are " +
+			"not desired are deleted; nothing outside `path`, and no dot-entry at its root, is touched, and commits by others outside " +
+			"`path` are kept.\n\n" +
+			"Guards at plan time: invalid branch names, a missing branch (unless `create_branch`), two resources whose paths overlap " +
+			"on one branch (each resource records its path in a `" + delivery.OwnerMarker + "` file at the root of `path`, which no " +
+			"cluster applies), and a change that deletes most of what is under `path` (`max_delete_percent`).\n\n" +
+			"All Git operations use go-git; credentials come from the provider configuration or its environment variables and are never stored in state.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`<repository_url>//<path>?ref=<branch>`, also the import ID.",
@@ -102,9 +143,15 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				PlanModifiers: replace,
 			},
 			"branch": schema.StringAttribute{
-				MarkdownDescription: "Branch to write (the pull request's base in PR mode). A missing branch is created from the default branch, or as an orphan in an empty repository.",
-				Required:            true,
-				PlanModifiers:       replace,
+				MarkdownDescription: "Branch to write (the pull request's base in PR mode). It must exist unless `create_branch` is set; " +
+					"the name must follow `git check-ref-format`.",
+				Required:      true,
+				PlanModifiers: replace,
+			},
+			"create_branch": schema.BoolAttribute{
+				MarkdownDescription: "Create `branch` from the default branch (or as an orphan in an empty repository) when it does not exist. " +
+					"Defaults to `false`: a missing branch is an error at plan time that lists the branches that exist.",
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root).",
@@ -113,10 +160,28 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Default:             stringdefault.StaticString("."),
 				PlanModifiers:       replace,
 			},
+			"render": schema.SingleNestedAttribute{
+				MarkdownDescription: "Render mode: the resource runs the same engine as `provider::kalypso::environment_render` and delivers " +
+					"the environment's tree. No file content passes through Terraform's state. Exactly one of `render` and `files`.",
+				Optional: true,
+				Attributes: map[string]schema.Attribute{
+					"environment": schema.StringAttribute{Required: true, MarkdownDescription: "Environment to render, for example `dev`."},
+					"manifests": schema.ListAttribute{
+						Required: true, ElementType: types.StringType,
+						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents.",
+					},
+					"config_validation": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "`error` (default) or `warn`: a platform config that violates a config schema fails the plan, or is a plan warning and leaves that assignment out.",
+						Validators:          []validator.String{stringvalidator.OneOf(render.ConfigValidationError, render.ConfigValidationWarn)},
+					},
+				},
+			},
 			"files": schema.MapAttribute{
-				MarkdownDescription: "Map of file name, relative to `path`, to content. Names may not start with a dot-entry (those are never managed).",
-				Required:            true,
-				ElementType:         types.StringType,
+				MarkdownDescription: "Files mode, for hand-made or small trees: map of file name, relative to `path`, to content. Names may not " +
+					"start with a dot-entry (those are never managed). Exactly one of `render` and `files`.",
+				Optional:    true,
+				ElementType: types.StringType,
 			},
 			"commit_message": schema.StringAttribute{
 				MarkdownDescription: "Commit message. Defaults to `" + defaultCommitMessage + "`.",
@@ -133,13 +198,14 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				},
 			},
 			"promoted_commit_id": schema.StringAttribute{
-				MarkdownDescription: "Writes `" + promotedCommitFile + "` at the repository root with this value and no newline, as upstream Kalypso does. " +
-					"Removing the attribute removes the file. In PR mode a change adds the `promoted` label.",
+				MarkdownDescription: "A full commit id (40 hexadecimal digits, 64 in a SHA-256 repository), written to `" + promotedCommitFile +
+					"` at the repository root with no newline, as upstream Kalypso does. Removing the attribute removes the file. In PR mode a change adds the `promoted` label.",
 				Optional: true,
 			},
 			"pull_request": schema.SingleNestedAttribute{
 				MarkdownDescription: "GitHub pull-request mode: the change is committed on top of `branch` to a stable head branch and proposed " +
-					"as one pull request, updated in place on later applies. Uses the provider's `github_base_url` and token.",
+					"as one pull request, updated in place on later applies. Uses the provider's `github_base_url` and token; `repository_url` " +
+					"must be a GitHub URL.",
 				Optional: true,
 				Attributes: map[string]schema.Attribute{
 					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It is owned by the provider and force-updated."},
@@ -148,15 +214,65 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				},
 			},
 			"ssh_host_key_fingerprint": schema.StringAttribute{
-				MarkdownDescription: "SHA256 fingerprint (`SHA256:...`) the ssh host key must have, instead of known_hosts. Host keys are always verified.",
+				MarkdownDescription: "SHA256 fingerprint (`SHA256:` and 43 base64 characters, as `ssh-keygen -lf` prints it) the ssh host key must have, instead of known_hosts. Host keys are always verified.",
 				Optional:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(sshFingerprint, "must be SHA256: followed by 43 base64 characters, as `ssh-keygen -l -E sha256` prints it")},
 			},
 			"retain_on_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Keep the files in the repository when the resource is destroyed. Defaults to `false`: destroy removes them " +
-					"(and the promoted-commit file it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
+					"(and the promoted-commit file and ownership record it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
+			},
+			"max_changes": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path); `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 100000)},
+			},
+			"max_delete_percent": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
+					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, 100)},
+			},
+			"changes": schema.MapNestedAttribute{
+				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +
+					"`delete`) and `diff` (a unified diff for an update, the content for a create, both cut with a note past 16 KiB; empty for a delete). " +
+					"Only changed files appear, at most `max_changes`. In the state it is the change set of the last apply; a plan that finds nothing to change keeps it.",
+				Computed: true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"action": schema.StringAttribute{Computed: true, MarkdownDescription: "`create`, `update` or `delete`."},
+					"diff":   schema.StringAttribute{Computed: true, MarkdownDescription: "Unified diff, content of a new file, or empty."},
+				}},
+			},
+			"changes_summary": schema.StringAttribute{
+				MarkdownDescription: "Counts of the change set, covering every changed file even past `max_changes`, for example " +
+					"`2 to create, 1 to update, 0 to delete`. Counts are strings here and below: a number in the state makes " +
+					"`terraform plan -refresh-only -detailed-exitcode` report drift that is not there (hashicorp/terraform#36403).",
+				Computed: true,
+			},
+			"changes_by_directory": schema.MapAttribute{
+				MarkdownDescription: "The same counts per top-level directory under `path` (a cluster type's folder in a Kalypso GitOps repository).",
+				Computed:            true, ElementType: types.StringType,
+			},
+			"render_summary": schema.SingleNestedAttribute{
+				MarkdownDescription: "Render mode: what the engine scheduled. Null in files mode.",
+				Computed:            true,
+				Attributes: map[string]schema.Attribute{
+					"assignments":                    schema.StringAttribute{Computed: true, MarkdownDescription: "Number of assignments (a string, see `changes_summary`)."},
+					"assignments_by_cluster_type":    schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Assignments per cluster type."},
+					"unscheduled_deployment_targets": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Deployment targets no policy places."},
+					"promoted_commit_id":             schema.StringAttribute{Computed: true, MarkdownDescription: "`spec.commit` of the BaseRepo named `main`, or empty; pass it to `promoted_commit_id` to record it."},
+				},
+			},
+			"base_tree_id": schema.StringAttribute{
+				MarkdownDescription: "Git tree id of the managed files under `path` that the last change set was computed against; the apply refuses to write when the branch holds anything else there.",
+				Computed:            true,
+			},
+			"content_hash": schema.StringAttribute{
+				MarkdownDescription: "Git tree id of the delivered files under `path` (dot-entries at its root not counted). Refresh reads it from the branch, so out-of-band edits show as drift.",
+				Computed:            true,
 			},
 			"commit_sha": schema.StringAttribute{
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
@@ -170,6 +286,10 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 		},
 	}
+}
+
+func (r *GitopsCommitResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("files"), path.MatchRoot("render"))}
 }
 
 func (r *GitopsCommitResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -191,35 +311,139 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if v := cfg.RepositoryURL; !v.IsNull() && !v.IsUnknown() {
+	if v := cfg.RepositoryURL; gitopsKnown(v) {
 		if err := gitrepo.ValidateURL(v.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Invalid repository_url",
 				fmt.Sprintf("kalypso_gitops_commit: %s. Use file://, a local path, https://, ssh:// or user@host:path, without credentials; configure the token or ssh key in the provider.", err))
+		} else if !cfg.PullRequest.IsNull() {
+			if err := delivery.ValidatePullRequestURL(v.ValueString()); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Pull-request mode needs a GitHub repository URL",
+					fmt.Sprintf("kalypso_gitops_commit: %s. Pull requests are opened through the GitHub API, so repository_url must be "+
+						"https://<host>/<owner>/<repo>.git or git@<host>:<owner>/<repo>.git (git_url_rewrites may point it elsewhere); remove pull_request to push directly.", err))
+			}
 		}
 	}
-	if v := cfg.Branch; !v.IsNull() && !v.IsUnknown() && strings.TrimSpace(v.ValueString()) == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("branch"), "Invalid branch", "kalypso_gitops_commit: branch must not be empty.")
+	if v := cfg.Branch; gitopsKnown(v) {
+		if err := delivery.ValidateBranchName(v.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("branch"), "Invalid branch", fmt.Sprintf("kalypso_gitops_commit: %s. Use a name git accepts, such as \"dev\" or \"envs/dev\".", err))
+		}
 	}
-	if v := cfg.Path; !v.IsNull() && !v.IsUnknown() {
+	if !cfg.PullRequest.IsNull() && !cfg.PullRequest.IsUnknown() {
+		var prm gitopsPullRequestModel
+		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
+		if h := prm.HeadBranch; gitopsKnown(h) {
+			if err := delivery.ValidateBranchName(h.ValueString()); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("pull_request").AtName("head_branch"), "Invalid head_branch", fmt.Sprintf("kalypso_gitops_commit: %s.", err))
+			}
+		}
+	}
+	if v := cfg.PromotedCommitID; gitopsKnown(v) {
+		if err := delivery.ValidatePromotedCommitID(v.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("promoted_commit_id"), "Invalid promoted_commit_id", "kalypso_gitops_commit: "+err.Error()+". Omit the attribute to write no promoted-commit file.")
+		}
+	}
+	if v := cfg.Path; gitopsKnown(v) {
 		if _, err := gitrepo.CleanPath(v.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid path",
 				fmt.Sprintf("kalypso_gitops_commit: %s. Use a relative directory such as \"clusters\" or \".\".", err))
 		}
 	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
-		for name := range cfg.Files.Elements() {
+		names := make([]string, 0, len(cfg.Files.Elements()))
+		for name, v := range cfg.Files.Elements() {
+			at := path.Root("files").AtMapKey(name)
+			if v.IsNull() {
+				resp.Diagnostics.AddAttributeError(at, "Null file content",
+					fmt.Sprintf("kalypso_gitops_commit: file %q has null content. Give it content (\"\" for an empty file) or remove it from files.", name))
+			}
 			if err := gitrepo.ValidateFileName(name); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(name), "Invalid file name",
+				resp.Diagnostics.AddAttributeError(at, "Invalid file name",
 					fmt.Sprintf("kalypso_gitops_commit: %s. File names are relative to path and use forward slashes.", err))
 				continue
 			}
 			if strings.HasPrefix(name, ".") {
-				resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(name), "Dot-entry at the root of path",
+				resp.Diagnostics.AddAttributeError(at, "Dot-entry at the root of path",
 					fmt.Sprintf("kalypso_gitops_commit: %q starts with a dot. Dot-entries at the root of path are never managed, so that "+
 						"repository metadata such as .github or .sops.yaml is safe; move the file into a sub-directory or write it outside this resource.", name))
+				continue
+			}
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for i := 1; i < len(names); i++ {
+			// Sorted, a directory's files follow its name directly or after siblings such as "large-x".
+			for j := i - 1; j >= 0 && strings.HasPrefix(names[i], strings.SplitN(names[j], "/", 2)[0]); j-- {
+				if strings.HasPrefix(names[i], names[j]+"/") {
+					resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(names[j]), "File and directory of the same name",
+						fmt.Sprintf("kalypso_gitops_commit: %q is a file, but %q needs a directory of that name. Rename one of them.", names[j], names[i]))
+					break
+				}
 			}
 		}
 	}
+}
+
+// desired is what a plan or an apply delivers, built from the configuration.
+type desired struct {
+	files  map[string][]byte
+	render *render.Result
+	known  bool
+}
+
+// desiredFiles reads files or renders; known is false when an input is not known yet.
+func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) desired {
+	if !m.Render.IsNull() {
+		if m.Render.IsUnknown() {
+			return desired{}
+		}
+		var rm gitopsRenderModel
+		diags.Append(m.Render.As(ctx, &rm, objectAsOptions)...)
+		manifests, known := manifestStrings(rm.Manifests)
+		if diags.HasError() || !known || !gitopsKnown(rm.Environment) || rm.ConfigValidation.IsUnknown() {
+			return desired{}
+		}
+		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, render.Options{ConfigValidation: rm.ConfigValidation.ValueString()}, nil)
+		diags.Append(engineDiagnostics(engineDiags, path.Root("render").AtName("manifests"))...)
+		if diags.HasError() {
+			return desired{}
+		}
+		files := make(map[string][]byte, len(res.Files))
+		for p, c := range res.Files {
+			files[p] = []byte(c)
+		}
+		return desired{files: files, render: res, known: true}
+	}
+	if m.Files.IsUnknown() {
+		return desired{}
+	}
+	files := make(map[string][]byte, len(m.Files.Elements()))
+	for name, v := range m.Files.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() {
+			return desired{}
+		}
+		files[name] = []byte(s.ValueString())
+	}
+	return desired{files: files, known: true}
+}
+
+// deliveryDesired adds the root files (promoted commit, ownership record) to the managed files.
+func deliveryDesired(m *gitopsCommitModel, files map[string][]byte, priorPromoted bool) delivery.Desired {
+	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
+	d := delivery.Desired{Path: dir, Files: files, RootFiles: map[string][]byte{delivery.MarkerPath(dir): delivery.MarkerContent(displayDir(dir))}}
+	if !m.PromotedCommitID.IsNull() {
+		d.RootFiles[promotedCommitFile] = []byte(m.PromotedCommitID.ValueString())
+	} else if priorPromoted {
+		d.DeleteRootFiles = []string{promotedCommitFile}
+	}
+	return d
+}
+
+func displayDir(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
 }
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -231,32 +455,167 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var state *gitopsCommitModel
+	if !req.State.Raw.IsNull() {
+		state = &gitopsCommitModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(gitopsCommitID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
 	}
 	prMode := !plan.PullRequest.IsNull()
 	if !prMode && !plan.PullRequest.IsUnknown() {
-		plan.PullRequestNumber = types.Int64Null()
-		plan.PullRequestURL = types.StringNull()
-		plan.PullRequestState = types.StringNull()
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
-	if !req.State.Raw.IsNull() {
-		var state gitopsCommitModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if resp.Diagnostics.HasError() {
-			return
+	d := r.desiredFiles(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.RenderSummary = renderSummaryValue(&plan, d.render)
+	cs := r.planChanges(ctx, &plan, state, d, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cs == nil || !cs.Empty() {
+		// Something will be written (or it is not known yet): the commit and PR outcome are known after apply.
+		plan.CommitSHA = types.StringUnknown()
+		if prMode {
+			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
 		}
-		// Only content changes produce a commit; other updates keep the computed values.
-		if plan.Files.Equal(state.Files) && plan.PromotedCommitID.Equal(state.PromotedCommitID) && plan.PullRequest.Equal(state.PullRequest) {
-			plan.CommitSHA = state.CommitSHA
-			if prMode {
-				plan.PullRequestNumber = state.PullRequestNumber
-				plan.PullRequestURL = state.PullRequestURL
-				plan.PullRequestState = state.PullRequestState
-			}
+	} else if state != nil {
+		// Nothing to write: keep what the last apply recorded, so that the plan is empty.
+		plan.CommitSHA, plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory, plan.BaseTreeID = state.CommitSHA, state.Changes, state.ChangesSummary, state.ChangesByDirectory, state.BaseTreeID
+		if prMode {
+			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planChanges reads the branch and fills changes, changes_summary, base_tree_id and content_hash, or
+// marks them unknown when the desired tree is not known yet. It returns nil in that case.
+func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) *delivery.Plan {
+	unknown := func() *delivery.Plan {
+		plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.MapUnknown(types.StringType)
+		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
+		return nil
+	}
+	if !d.known || !gitopsKnown(plan.RepositoryURL) || !gitopsKnown(plan.Branch) || !gitopsKnown(plan.Path) ||
+		plan.PromotedCommitID.IsUnknown() || plan.PullRequest.IsUnknown() || plan.MaxChanges.IsUnknown() || plan.MaxDeletePercent.IsUnknown() || plan.CreateBranch.IsUnknown() {
+		return unknown()
+	}
+	priorPromoted := state != nil && !state.PromotedCommitID.IsNull()
+	want := deliveryDesired(plan, d.files, priorPromoted)
+	readBranch := plan.Branch.ValueString()
+	if state != nil && !plan.PullRequest.IsNull() && state.PullRequestState.ValueString() == githubpr.StateOpen {
+		readBranch = r.headBranch(ctx, plan) // the open proposal is what the plan changes
+	}
+	client := r.client(plan)
+	ins, err := client.Inspect(ctx, gitrepo.InspectRequest{
+		RepoURL: plan.RepositoryURL.ValueString(), Branch: readBranch, Path: want.Path,
+		RootFiles: []string{promotedCommitFile, delivery.MarkerPath(want.Path)}, Marker: delivery.OwnerMarker,
+	})
+	if err == nil && !ins.BranchExists && readBranch != plan.Branch.ValueString() {
+		readBranch = plan.Branch.ValueString() // the head branch is gone: plan against the base
+		ins, err = client.Inspect(ctx, gitrepo.InspectRequest{
+			RepoURL: plan.RepositoryURL.ValueString(), Branch: readBranch, Path: want.Path,
+			RootFiles: []string{promotedCommitFile, delivery.MarkerPath(want.Path)}, Marker: delivery.OwnerMarker,
+		})
+	}
+	if err != nil {
+		diags.Append(gitErrorDiag("Cannot read the Git repository", plan.ID.ValueString(), err))
+		return nil
+	}
+	if state != nil && gitopsKnown(state.ContentHash) && ins.BranchExists && state.ContentHash.ValueString() != ins.ManagedTree {
+		// The state was refreshed when this plan was made, and Terraform plans again right before it applies
+		// a saved plan: a difference here means the files under path changed in between (or the plan runs
+		// with -refresh=false after out-of-band edits). The saved plan no longer shows what would happen.
+		diags.AddAttributeError(path.Root("path"), "The branch changed since the plan",
+			fmt.Sprintf("kalypso_gitops_commit %s: the files under path on branch %q are now Git tree %s, but the plan was made against tree %s. "+
+				"Nothing was written. Run terraform plan again (with refresh) and review the new changes before applying.",
+				plan.ID.ValueString(), readBranch, ins.ManagedTree, state.ContentHash.ValueString()))
+		return nil
+	}
+	if !ins.BranchExists && (!plan.CreateBranch.ValueBool() || !plan.PullRequest.IsNull()) {
+		hint := ""
+		if !plan.PullRequest.IsNull() {
+			hint = " In pull-request mode the base branch must exist."
+		}
+		diags.AddAttributeError(path.Root("branch"), "Git branch does not exist",
+			fmt.Sprintf("kalypso_gitops_commit %s: %s.%s Nothing was written.", plan.ID.ValueString(), delivery.MissingBranch(readBranch, ins.Branches), hint))
+		return nil
+	}
+	if err := delivery.CheckOverlap(want.Path, ins.Markers); err != nil {
+		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", fmt.Sprintf("kalypso_gitops_commit %s: %s. Nothing was written.", plan.ID.ValueString(), err))
+		return nil
+	}
+	cs, err := delivery.Compute(ins, want, delivery.Options{MaxChanges: int(plan.MaxChanges.ValueInt64())}, func(ids []string) (map[string][]byte, error) {
+		return client.ReadBlobs(plan.RepositoryURL.ValueString(), ids)
+	})
+	if err != nil {
+		diags.Append(gitErrorDiag("Cannot compute the change set", plan.ID.ValueString(), err))
+		return nil
+	}
+	maxDelete := int64(delivery.DefaultMaxDeletePercent)
+	if !plan.MaxDeletePercent.IsNull() {
+		maxDelete = plan.MaxDeletePercent.ValueInt64()
+	}
+	if err := delivery.CheckMassDeletion(cs.CurrentFiles, cs.Deleted(), int(maxDelete)); err != nil {
+		diags.AddAttributeError(path.Root("max_delete_percent"), "The change deletes most files under path",
+			fmt.Sprintf("kalypso_gitops_commit %s: %s. Nothing was written.", plan.ID.ValueString(), err))
+		return nil
+	}
+	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
+	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
+	return cs
+}
+
+func changesValue(cs *delivery.Plan) types.Map {
+	elems := make(map[string]attr.Value, len(cs.Changes))
+	for p, c := range cs.Changes {
+		elems[p] = types.ObjectValueMust(gitopsChangeType.AttrTypes, map[string]attr.Value{"action": types.StringValue(string(c.Action)), "diff": types.StringValue(c.Diff)})
+	}
+	return types.MapValueMust(gitopsChangeType, elems)
+}
+
+func byDirectoryValue(cs *delivery.Plan) types.Map {
+	by := make(map[string]attr.Value, len(cs.ByDirectory))
+	for dir, c := range cs.ByDirectory {
+		by[dir] = types.StringValue(c.String(0))
+	}
+	return types.MapValueMust(types.StringType, by)
+}
+
+// emptyChanges are the values of changes, changes_summary and changes_by_directory when nothing is pending.
+func emptyChanges() (types.Map, types.String, types.Map) {
+	empty := &delivery.Plan{}
+	return changesValue(empty), types.StringValue(empty.Counts.String(0)), byDirectoryValue(empty)
+}
+
+func renderSummaryValue(m *gitopsCommitModel, res *render.Result) types.Object {
+	if m.Render.IsNull() {
+		return types.ObjectNull(gitopsRenderSummaryTypes)
+	}
+	if res == nil {
+		return types.ObjectUnknown(gitopsRenderSummaryTypes)
+	}
+	by := map[string]attr.Value{}
+	counts := map[string]int{}
+	for _, a := range res.Assignments {
+		counts[a.ClusterType]++
+	}
+	for _, ct := range res.ClusterTypes {
+		by[ct] = types.StringValue(strconv.Itoa(counts[ct]))
+	}
+	return types.ObjectValueMust(gitopsRenderSummaryTypes, map[string]attr.Value{
+		"assignments":                    types.StringValue(strconv.Itoa(len(res.Assignments))),
+		"assignments_by_cluster_type":    types.MapValueMust(types.StringType, by),
+		"unscheduled_deployment_targets": stringList(res.Unscheduled),
+		"promoted_commit_id":             types.StringValue(res.PromotedCommit),
+	})
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -293,7 +652,8 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	client := r.client(&state)
-	repoURL, branch, dir := state.RepositoryURL.ValueString(), state.Branch.ValueString(), state.Path.ValueString()
+	repoURL, branch := state.RepositoryURL.ValueString(), state.Branch.ValueString()
+	dir, _ := gitrepo.CleanPath(state.Path.ValueString())
 	readBranch := branch
 
 	if !state.PullRequest.IsNull() && !state.PullRequestNumber.IsNull() {
@@ -311,19 +671,16 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 			readBranch = r.headBranch(ctx, &state)
 		}
 	}
-
-	// What the last apply delivered: unchanged files are recognised by their blob hash and not read.
-	var delivered map[string]string
-	if !state.Files.IsNull() && !state.Files.IsUnknown() {
-		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &delivered, false)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
+	inspect := func(b string) (*gitrepo.Inspection, error) {
+		return client.Inspect(ctx, gitrepo.InspectRequest{RepoURL: repoURL, Branch: b, Path: dir, RootFiles: []string{promotedCommitFile}})
 	}
-	snap, err := client.SnapshotKnown(ctx, repoURL, readBranch, dir, []string{promotedCommitFile}, delivered)
-	if err != nil && readBranch != branch && errors.Is(err, gitrepo.ErrBranchNotFound) {
+	ins, err := inspect(readBranch)
+	if err == nil && !ins.BranchExists && readBranch != branch {
 		readBranch = branch // the head branch is gone: compare with the base
-		snap, err = client.SnapshotKnown(ctx, repoURL, readBranch, dir, []string{promotedCommitFile}, delivered)
+		ins, err = inspect(readBranch)
+	}
+	if err == nil && !ins.BranchExists {
+		err = &gitrepo.Error{Op: "read", Repo: repoURL, Branch: readBranch, Err: gitrepo.ErrBranchNotFound}
 	}
 	if err != nil {
 		if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
@@ -335,30 +692,69 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(gitErrorDiag("Cannot read the Git repository", state.ID.ValueString(), err))
 		return
 	}
-	files := make(map[string]string, len(snap.Files))
-	for name, content := range snap.Files {
-		files[name] = string(content)
-	}
-	fv, diags := types.MapValueFrom(ctx, types.StringType, files)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	if state.Render.IsNull() {
+		files, err := r.readFiles(ctx, client, repoURL, &state, ins)
+		if err != nil {
+			resp.Diagnostics.Append(gitErrorDiag("Cannot read the Git repository", state.ID.ValueString(), err))
+			return
+		}
+		state.Files = files
 	}
 	// Files under path that changed out of band (including a push whose answer was lost, or an apply
 	// killed after its push landed) move commit_sha to the head that now holds them.
-	drifted := !state.Files.Equal(fv)
-	state.Files = fv
+	drifted := state.ContentHash.ValueString() != ins.ManagedTree
+	// changes, changes_summary and base_tree_id keep describing the last apply: refresh reports drift through
+	// content_hash (and files), and the next plan computes a new change set against the branch.
+	state.ContentHash = types.StringValue(ins.ManagedTree)
+	if state.Changes.IsNull() || state.ChangesSummary.IsNull() || state.ChangesByDirectory.IsNull() {
+		state.Changes, state.ChangesSummary, state.ChangesByDirectory = emptyChanges()
+	}
+	if state.BaseTreeID.IsNull() {
+		state.BaseTreeID = state.ContentHash
+	}
 	if !state.PromotedCommitID.IsNull() {
-		if v, ok := snap.RootFiles[promotedCommitFile]; ok {
+		if v, ok := ins.RootFiles[promotedCommitFile]; ok {
 			state.PromotedCommitID = types.StringValue(string(v))
 		} else {
 			state.PromotedCommitID = types.StringNull()
 		}
 	}
 	if state.CommitSHA.IsNull() || state.CommitSHA.ValueString() == "" || drifted {
-		state.CommitSHA = types.StringValue(snap.CommitSHA)
+		state.CommitSHA = types.StringValue(ins.HeadSHA)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readFiles is files mode's refresh: the managed files of the branch, reading only the blobs that differ
+// from what the state holds.
+func (r *GitopsCommitResource) readFiles(ctx context.Context, client *gitrepo.Client, repoURL string, state *gitopsCommitModel, ins *gitrepo.Inspection) (types.Map, error) {
+	known := map[string]string{}
+	if !state.Files.IsNull() && !state.Files.IsUnknown() {
+		_ = state.Files.ElementsAs(ctx, &known, false)
+	}
+	files := make(map[string]attr.Value, len(ins.Managed))
+	var missing []string
+	for name, e := range ins.Managed {
+		if k, ok := known[name]; ok && gitrepo.BlobID([]byte(k)) == e.Hash {
+			files[name] = types.StringValue(k)
+			continue
+		}
+		missing = append(missing, e.Hash)
+	}
+	if len(missing) > 0 {
+		blobs, err := client.ReadBlobs(repoURL, missing)
+		if err != nil {
+			return types.Map{}, err
+		}
+		for name, e := range ins.Managed {
+			if b, ok := blobs[e.Hash]; ok {
+				if _, done := files[name]; !done {
+					files[name] = types.StringValue(string(b))
+				}
+			}
+		}
+	}
+	return types.MapValueMust(types.StringType, files), nil
 }
 
 func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -371,12 +767,15 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	prior := state
-	state.Files = types.MapValueMust(types.StringType, map[string]attr.Value{})
-	state.PromotedCommitID = types.StringNull()
 	if state.CommitMessage.ValueString() == "" || state.CommitMessage.ValueString() == defaultCommitMessage {
 		state.CommitMessage = types.StringValue("Remove files managed by kalypso_gitops_commit")
 	}
-	diags, err := r.deliverOpts(ctx, &state, &prior, true)
+	dir, _ := gitrepo.CleanPath(state.Path.ValueString())
+	want := delivery.Desired{Path: dir, Files: map[string][]byte{}, DeleteRootFiles: []string{delivery.MarkerPath(dir)}}
+	if !prior.PromotedCommitID.IsNull() {
+		want.DeleteRootFiles = append(want.DeleteRootFiles, promotedCommitFile)
+	}
+	diags, err := r.push(ctx, &state, &prior, want, "", true)
 	if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
 		return // the repository or branch is already gone: nothing left to remove
 	}
@@ -391,18 +790,29 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 			fmt.Sprintf("kalypso_gitops_commit: %s. Use <repository_url>//<path>?ref=<branch>, for example https://github.com/org/fleet.git//clusters?ref=main.", err))
 		return
 	}
+	changes, summary, byDir := emptyChanges()
 	st := gitopsCommitModel{
 		ID:                    types.StringValue(gitopsCommitID(repoURL, dir, branch)),
 		RepositoryURL:         types.StringValue(repoURL),
 		Branch:                types.StringValue(branch),
+		CreateBranch:          types.BoolValue(false),
 		Path:                  types.StringValue(dir),
 		Files:                 types.MapValueMust(types.StringType, map[string]attr.Value{}),
+		Render:                types.ObjectNull(gitopsRenderAttrTypes()),
 		CommitMessage:         types.StringValue(defaultCommitMessage),
 		Author:                types.ObjectNull(gitopsAuthorAttrTypes),
 		PromotedCommitID:      types.StringNull(),
 		PullRequest:           types.ObjectNull(gitopsPullRequestAttrTypes()),
 		SSHHostKeyFingerprint: types.StringNull(),
 		RetainOnDestroy:       types.BoolValue(false),
+		MaxChanges:            types.Int64Null(),
+		MaxDeletePercent:      types.Int64Null(),
+		Changes:               changes,
+		ChangesSummary:        summary,
+		ChangesByDirectory:    byDir,
+		RenderSummary:         types.ObjectNull(gitopsRenderSummaryTypes),
+		BaseTreeID:            types.StringNull(),
+		ContentHash:           types.StringNull(),
 		CommitSHA:             types.StringNull(),
 		PullRequestNumber:     types.Int64Null(),
 		PullRequestURL:        types.StringNull(),
@@ -419,38 +829,86 @@ func gitopsPullRequestAttrTypes() map[string]attr.Type {
 	}
 }
 
-// deliver pushes m's files (direct or PR mode) and fills the computed attributes.
-// prior is the state before the change (nil on create).
+func gitopsRenderAttrTypes() map[string]attr.Type {
+	return map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
+}
+
+// deliver applies the planned change set of m (prior is the state before, nil on create) and fills the
+// computed attributes.
 func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel, prior *gitopsCommitModel) diag.Diagnostics {
-	diags, _ := r.deliverOpts(ctx, m, prior, false)
+	var diags diag.Diagnostics
+	d := r.desiredFiles(ctx, m, &diags)
+	if diags.HasError() {
+		return diags
+	}
+	if !d.known {
+		diags.AddError("Cannot deliver an unknown file set",
+			fmt.Sprintf("kalypso_gitops_commit %s: an input of files or render is still unknown at apply time. This is a bug in the provider; please report it.", m.ID.ValueString()))
+		return diags
+	}
+	want := deliveryDesired(m, d.files, prior != nil && !prior.PromotedCommitID.IsNull())
+	if gitopsKnown(m.ContentHash) {
+		// The apply delivers exactly the planned tree: a render that differs from the plan's is refused.
+		blobs := make(map[string]string, len(d.files))
+		for p, c := range d.files {
+			blobs[p] = gitrepo.BlobID(c)
+		}
+		if got, err := gitrepo.ManagedTreeID(blobs); err != nil || got != m.ContentHash.ValueString() {
+			diags.AddError("The desired tree differs from the plan",
+				fmt.Sprintf("kalypso_gitops_commit %s: the plan was for tree %s, the apply computed %s (%v). Nothing was written; run terraform plan again.",
+					m.ID.ValueString(), m.ContentHash.ValueString(), got, err))
+			return diags
+		}
+	}
+	expected := ""
+	if m.PullRequest.IsNull() && gitopsKnown(m.BaseTreeID) && gitopsKnown(m.ContentHash) {
+		expected = m.BaseTreeID.ValueString()
+		if gitopsKnown(m.CommitSHA) {
+			// The plan found nothing to write (commit_sha stays known; changes and base_tree_id are those of the
+			// last apply): the branch must still hold the desired tree.
+			expected = m.ContentHash.ValueString()
+		}
+	}
+	d2, _ := r.push(ctx, m, prior, want, expected, false)
+	diags.Append(d2...)
+	if diags.HasError() {
+		return diags
+	}
+	if !gitopsKnown(m.ContentHash) {
+		blobs := make(map[string]string, len(d.files))
+		for p, c := range d.files {
+			blobs[p] = gitrepo.BlobID(c)
+		}
+		id, _ := gitrepo.ManagedTreeID(blobs)
+		m.ContentHash = types.StringValue(id)
+	}
+	if m.BaseTreeID.IsUnknown() {
+		m.BaseTreeID = m.ContentHash
+	}
+	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesByDirectory.IsUnknown() {
+		m.Changes, m.ChangesSummary, m.ChangesByDirectory = emptyChanges()
+	}
+	if m.RenderSummary.IsUnknown() {
+		m.RenderSummary = renderSummaryValue(m, d.render)
+	}
 	return diags
 }
 
-// deliverOpts is deliver; existingOnly refuses to create a missing branch (destroy), and the
-// Git error is returned for the caller to classify.
-func (r *GitopsCommitResource) deliverOpts(ctx context.Context, m *gitopsCommitModel, prior *gitopsCommitModel, existingOnly bool) (diag.Diagnostics, error) {
+// push writes want (direct or PR mode) and fills commit_sha and the pull-request attributes. existingOnly
+// refuses to create a missing branch (destroy); the Git error is returned for the caller to classify.
+func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, want delivery.Desired, expected string, existingOnly bool) (diag.Diagnostics, error) {
 	var diags diag.Diagnostics
-	files := map[string]string{}
-	diags.Append(m.Files.ElementsAs(ctx, &files, false)...)
-	if diags.HasError() {
-		return diags, nil
-	}
 	req := gitrepo.ApplyRequest{
-		RepoURL:  m.RepositoryURL.ValueString(),
-		Branch:   m.Branch.ValueString(),
-		Path:     m.Path.ValueString(),
-		Files:    make(map[string][]byte, len(files)),
-		Message:  m.CommitMessage.ValueString(),
-		Author:   r.author(ctx, m, &diags),
-		NoCreate: existingOnly,
-	}
-	for name, content := range files {
-		req.Files[name] = []byte(content)
-	}
-	if !m.PromotedCommitID.IsNull() {
-		req.RootFiles = map[string][]byte{promotedCommitFile: []byte(m.PromotedCommitID.ValueString())}
-	} else if prior != nil && !prior.PromotedCommitID.IsNull() {
-		req.DeleteRootFiles = []string{promotedCommitFile}
+		RepoURL:             m.RepositoryURL.ValueString(),
+		Branch:              m.Branch.ValueString(),
+		Path:                want.Path,
+		Files:               want.Files,
+		RootFiles:           want.RootFiles,
+		DeleteRootFiles:     want.DeleteRootFiles,
+		Message:             m.CommitMessage.ValueString(),
+		Author:              r.author(ctx, m, &diags),
+		NoCreate:            existingOnly || !m.CreateBranch.ValueBool(),
+		ExpectedManagedTree: expected,
 	}
 	prMode := !m.PullRequest.IsNull()
 	if prMode {
@@ -466,17 +924,13 @@ func (r *GitopsCommitResource) deliverOpts(ctx context.Context, m *gitopsCommitM
 	}
 	m.CommitSHA = types.StringValue(res.CommitSHA)
 	if !prMode {
-		m.PullRequestNumber = types.Int64Null()
-		m.PullRequestURL = types.StringNull()
-		m.PullRequestState = types.StringNull()
+		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 		return diags, nil
 	}
 	if !res.Changed {
 		// Nothing to propose: the base already holds the desired content.
 		if prior == nil || prior.PullRequestNumber.IsNull() {
-			m.PullRequestNumber = types.Int64Null()
-			m.PullRequestURL = types.StringNull()
-			m.PullRequestState = types.StringValue(prStateNone)
+			m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringValue(prStateNone)
 		} else {
 			m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = prior.PullRequestNumber, prior.PullRequestURL, prior.PullRequestState
 			if m.PullRequestState.IsUnknown() || m.PullRequestState.IsNull() {
@@ -523,15 +977,12 @@ func (r *GitopsCommitResource) ensurePullRequest(ctx context.Context, m, prior *
 	if t := prm.Title.ValueString(); t != "" {
 		title = t
 	}
-	var labels []string
+	var configured []string
 	if !prm.Labels.IsNull() && !prm.Labels.IsUnknown() {
-		diags.Append(prm.Labels.ElementsAs(ctx, &labels, false)...)
-	}
-	if promotedChanged {
-		labels = append(labels, githubpr.LabelPromoted)
+		diags.Append(prm.Labels.ElementsAs(ctx, &configured, false)...)
 	}
 	pr, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{
-		Owner: owner, Repo: repo, Base: req.Branch, Head: req.HeadBranch, Title: title, Body: body, Labels: labels,
+		Owner: owner, Repo: repo, Base: req.Branch, Head: req.HeadBranch, Title: title, Body: body, Labels: delivery.Labels(configured, promotedChanged),
 	})
 	if err != nil {
 		diags.AddError("Cannot open or update the pull request",
@@ -568,10 +1019,7 @@ func (r *GitopsCommitResource) headBranch(ctx context.Context, m *gitopsCommitMo
 	if !m.PullRequest.IsNull() && !m.PullRequest.IsUnknown() {
 		_ = m.PullRequest.As(ctx, &prm, objectAsOptions)
 	}
-	if h := prm.HeadBranch.ValueString(); h != "" {
-		return h
-	}
-	return "kalypso/" + m.Branch.ValueString()
+	return delivery.HeadBranch(m.Branch.ValueString(), prm.HeadBranch.ValueString())
 }
 
 func (r *GitopsCommitResource) author(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) gitrepo.Signature {
@@ -602,7 +1050,7 @@ func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
 	attrPath := path.Empty()
 	switch {
 	case errors.Is(err, gitrepo.ErrCredentialsInURL):
-		hint = "Remove credentials from repository_url and set git_token (or GIT_TOKEN/GITHUB_TOKEN) or ssh_private_key in the provider."
+		hint = "Remove credentials from repository_url (and from the provider's git_url_rewrites) and set the provider's git_token (or GIT_TOKEN/GITHUB_TOKEN) or ssh_private_key instead."
 		attrPath = path.Root("repository_url")
 	case errors.Is(err, gitrepo.ErrAuth):
 		hint = "Check the provider's git_token (GIT_TOKEN/GITHUB_TOKEN) for https, or ssh_private_key and ssh_known_hosts for ssh, and that they may read and push the repository."
@@ -612,12 +1060,16 @@ func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
 	case errors.Is(err, gitrepo.ErrBranchNotFound):
 		hint = "Check branch; in pull-request mode the base branch must exist."
 		attrPath = path.Root("branch")
+	case errors.Is(err, gitrepo.ErrStale):
+		hint = "Someone changed files under path after the plan was made, so the plan no longer shows what the apply would do. Nothing was written; run terraform plan (or apply) again and review the new changes."
 	case errors.Is(err, gitrepo.ErrConflict):
 		hint = "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again."
 	case errors.Is(err, gitrepo.ErrTimeout):
 		hint = "The Git server did not answer within the provider's git_timeout; nothing was written. Raise git_timeout (or KALYPSO_GIT_TIMEOUT) for slow or large remotes, or check the server."
 	case errors.Is(err, gitrepo.ErrInvalidInput):
 		hint = "Fix path or the file names in files."
+	case errors.Is(err, fs.ErrPermission):
+		hint = "The provider process may not read or write the repository or its cache_dir on this machine: check the file permissions of the local repository and of cache_dir."
 	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
 		hint = "TLS verification of the Git server failed (it is always on). For a server whose certificate comes from a private CA, put that CA's PEM certificate in the provider's ca_certificates."
 	}

@@ -132,10 +132,13 @@ func gitopsMerged(maps ...map[string]string) map[string]string {
 	return out
 }
 
-func gitopsPrefixed(prefix string, m map[string]string) map[string]string { //nolint:unparam // every test uses path "clusters" today; the prefix keeps the helper honest
-	out := map[string]string{}
-	for k, v := range m {
-		out[prefix+k] = v
+// gitopsManaged is what a resource with path dir delivers for files: the files below dir, and the
+// ownership record at dir's root (a dot-entry that clusters do not apply; see internal/delivery).
+func gitopsManaged(dir string, files map[string]string) map[string]string {
+	out := map[string]string{dir + "/.kalypso-gitops-commit": "# Written by terraform-provider-kalypso: kalypso_gitops_commit manages the files under this directory.\n" +
+		"# Another kalypso_gitops_commit on this branch may not use a path above or below it.\npath: " + dir + "\n"}
+	for k, v := range files {
+		out[dir+"/"+k] = v
 	}
 	return out
 }
@@ -183,7 +186,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v1)),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Null()),
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 					gitopsRepoCheck(func() error {
 						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae>|%s", "main"); got != "Kalypso CI <ci@example.com>|"+defaultCommitMessage {
 							return fmt.Errorf("commit author/message: %q", got)
@@ -205,7 +208,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v2)),
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3),
 				},
 			},
 			{ // re-apply: empty plan, no new commit
@@ -213,7 +216,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3)},
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3)},
 			},
 			{ // drift made by another clone: edited, added and removed files are restored
 				PreConfig: func() {
@@ -230,30 +233,31 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 5),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 5),
 					gitopsExpectHead(t, repo, "main"),
 				},
 			},
 			{ // promoted commit: written at the repository root without newline
 				Config: cfg(v2, `  commit_message = "kalypso: v2"
-  promoted_commit_id = "0123456789abcdef"`),
+  promoted_commit_id = "0123456789abcdef0123456789abcdef01234567"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact("0123456789abcdef")),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "0123456789abcdef"}), 6),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact("0123456789abcdef0123456789abcdef01234567")),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "0123456789abcdef0123456789abcdef01234567"}), 6),
 				},
 			},
 			{ // removing promoted_commit_id removes the tracking file
 				Config:            cfg(v2, `  commit_message = "kalypso: v2"`),
-				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 7)},
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 7)},
 			},
 			{ // import by id
 				ResourceName:      gitopsAddr,
 				ImportState:       true,
 				ImportStateId:     "file://" + repo + "//clusters?ref=main",
 				ImportStateVerify: true,
-				// commit_message is configuration only: it is not recorded in the repository in a way import can recover.
-				ImportStateVerifyIgnore: []string{"commit_message"},
+				// commit_message is configuration only: it is not recorded in the repository in a way import can recover;
+				// nor is the change set of the last apply (changes, changes_summary, changes_by_directory, base_tree_id).
+				ImportStateVerifyIgnore: []string{"commit_message", "changes", "changes_summary", "changes_by_directory", "base_tree_id"},
 			},
 		},
 	})
@@ -309,7 +313,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					noSecret,
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", files)), 2),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", files)), 2),
 				},
 			},
 			{ // auth revoked: refresh is an error and never drops the resource
@@ -324,15 +328,15 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{noSecret, gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", files)), 2)},
+				ConfigStateChecks: []statecheck.StateCheck{noSecret, gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", files)), 2)},
 			},
-			{ // the branch provably no longer exists: removed from state, the plan recreates it
+			{ // the branch provably no longer exists: removed from state, and recreating it needs create_branch
 				PreConfig: func() {
 					gitserver.Git(t, "", nil, "--git-dir", repo, "update-ref", "-d", "refs/heads/main")
 				},
-				Config:             cfg,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
+				Config:      cfg,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(spaceTolerant(`(?s)Git branch does not exist.*the repository has no branches.*create_branch = true`)),
 			},
 		},
 	})
@@ -415,21 +419,21 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 				},
 			},
 			{ // pin the host key by fingerprint
 				Config:           cfg(v1, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 				},
 			},
 			{ // known_hosts now names another key, but the pinned fingerprint is used
 				PreConfig: func() { t.Setenv("GIT_SSH_KNOWN_HOSTS", other.KnownHosts) },
 				Config:    cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3),
 				},
 			},
 			{ // the fingerprint of another host: the push is refused, nothing is written
@@ -440,7 +444,7 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 				Config:           cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2)), 3),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3),
 				},
 			},
 		},
@@ -473,7 +477,7 @@ func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: cfg(v1), ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2)}},
+			{Config: cfg(v1), ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2)}},
 			{
 				PreConfig: func() { armed.Store(1) },
 				Config:    cfg(v2),
@@ -488,7 +492,7 @@ func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
 						return nil
 					}),
 					// seed, v1, the other writer, v2 on top of it
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2), map[string]string{"apps/team-b/deploy.yaml": "kind: Deployment\n"}), 4),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{"apps/team-b/deploy.yaml": "kind: Deployment\n"}), 4),
 					gitopsRepoCheck(func() error {
 						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%s", "main^"); got != "other team" {
 							return fmt.Errorf("our commit must sit on the other writer's commit, parent is %q", got)
@@ -506,7 +510,8 @@ func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
 // unreachable from the test machines) and a local bare repository reached through git_url_rewrites.
 func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 	root := t.TempDir()
-	base := map[string]string{"clusters/drone/README.md": "drone"}
+	// The base already holds what an earlier, merged proposal delivered (files and ownership record).
+	base := gitopsManaged("clusters", map[string]string{"drone/README.md": "drone"})
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, base))
 	gh := mockgithub.Start(t, "gh-token")
 	t.Setenv("GIT_TOKEN", "gh-token")
@@ -562,16 +567,16 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_url"), knownvalue.StringRegexp(regexp.MustCompile(`/org/fleet/pull/1$`))),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (1 cluster type, 2 files)", Labels: []string{"kalypso"}}}),
 					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, base), 1),
-					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v1)), 2),
+					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 				},
 			},
 			{ // change again with a promoted commit: the same PR is updated in place and labelled promoted
-				Config:           cfg(v2, `  promoted_commit_id = "abc123"`),
+				Config:           cfg(v2, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (2 cluster types, 3 files)", Labels: []string{"kalypso", "promoted"}}}),
-					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc123"}), 2),
+					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc1230000000000000000000000000000000000"}), 2),
 					gitopsExpectHead(t, repo, "kalypso/main"),
 				},
 			},
@@ -580,7 +585,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 					gitserver.Git(t, "", nil, "--git-dir", repo, "update-ref", "refs/heads/main", gitserver.Head(t, repo, "kalypso/main"))
 					gh.SetState("org/fleet", 1, true)
 				},
-				Config:           cfg(v2, `  promoted_commit_id = "abc123"`),
+				Config:           cfg(v2, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("merged")),
@@ -588,7 +593,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				},
 			},
 			{ // a new change opens a new PR
-				Config: cfg(v1, `  promoted_commit_id = "abc123"`),
+				Config: cfg(v1, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(2)),
 					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "open", Labels: []string{"kalypso"}}}),
@@ -596,7 +601,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 			},
 			{ // closed without merge: drift, the next apply opens a new PR
 				PreConfig: func() { gh.SetState("org/fleet", 2, false) },
-				Config:    cfg(v1, `  promoted_commit_id = "abc123"`),
+				Config:    cfg(v1, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate)},
 				},
@@ -687,7 +692,7 @@ resource "kalypso_gitops_commit" "prod" {
 			Config:           config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, map[string]string{"envs/dev/drone/README.md": "dev", "envs/prod/drone/README.md": "prod"}), 3),
+				gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("envs/dev", map[string]string{"drone/README.md": "dev"}), gitopsManaged("envs/prod", map[string]string{"drone/README.md": "prod"})), 3),
 			},
 		}},
 	})

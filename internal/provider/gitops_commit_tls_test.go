@@ -42,7 +42,7 @@ func TestAccGitopsCommit_TLSPrivateCA(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      cfg(""),
-				ExpectError: regexp.MustCompile(`(?s)Cannot deliver the files to Git.*x509.*ca_certificates`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot read the Git repository.*x509.*ca_certificates`),
 			},
 			{
 				Config: cfg(fmt.Sprintf("ca_certificates = %s", gitopsHCL(srv.CAPEM))),
@@ -51,7 +51,7 @@ func TestAccGitopsCommit_TLSPrivateCA(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsPrefixed("clusters/", files)), 2),
+					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", files)), 2),
 				},
 			},
 		},

@@ -43,6 +43,7 @@ func run(args []string, stdout io.Writer) error {
 	configMaps := flags.Int("config-maps", -1, "override the preset's platform config map count")
 	breadth := flags.Float64("breadth", 0, "override the preset's selector breadth, in (0, 1]")
 	oneMore := flags.String("one-more-policy", "", "also write, to this file, a SchedulingPolicy that adds exactly one assignment (the delivery benchmarks' model change)")
+	addOneMore := flags.Bool("add-one-more-policy", false, "add that policy to the fleet itself (YAML and tfvars)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +76,11 @@ func run(args []string, stdout io.Writer) error {
 	f, err := fleet.Generate(spec)
 	if err != nil {
 		return err
+	}
+	if *addOneMore {
+		if f, err = f.WithOneMoreAssignment(); err != nil {
+			return err
+		}
 	}
 	if *format == "yaml" || *format == "both" {
 		if err := f.WriteDir(*out); err != nil {

@@ -73,6 +73,13 @@ func TestRunWritesOneMorePolicyAndShapes(t *testing.T) {
 	if err != nil || !strings.Contains(string(text), "kind: SchedulingPolicy") {
 		t.Errorf("one-more policy %q, %v", text, err)
 	}
+	out.Reset()
+	if err := run([]string{"-size", "quarter-5.7k", "-format", "tfvars", "-out", t.TempDir(), "-add-one-more-policy"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "expected assignments:           5676\n") || !strings.Contains(out.String(), "scheduling policies:            41\n") {
+		t.Errorf("with the policy added, output does not report 41 policies and 5676 assignments:\n%s", out.String())
+	}
 	if err := run([]string{"-size", "tutorial-5.9k", "-format", "tfvars", "-out", t.TempDir()}, &bytes.Buffer{}); err == nil {
 		t.Error("tfvars of the tutorial shape: want an error, the HCL baseline cannot render it")
 	}

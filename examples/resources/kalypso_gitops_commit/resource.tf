@@ -7,50 +7,46 @@ provider "kalypso" {
   }
 }
 
-data "kalypso_environment_render" "dev" {
-  environment = "dev"
-  manifests   = [for f in fileset("${path.module}/control-plane", "**/*.yaml") : file("${path.module}/control-plane/${f}")]
+locals {
+  manifests = [for f in fileset("${path.module}/control-plane", "**/*.yaml") : file("${path.module}/control-plane/${f}")]
 }
 
-# Direct push: one commit per apply, none when nothing changed. Files under `path` that are no
-# longer rendered are deleted; nothing outside `path` (nor .dot-entries at its root) is touched.
+# Render mode, for an environment of any size: the resource renders the environment itself, plans
+# against the branch (every file it will create, update or delete is in `changes`) and pushes one
+# commit per apply. No file content passes through the state.
 resource "kalypso_gitops_commit" "dev" {
-  repository_url     = "https://github.com/example-org/fleet-gitops.git"
-  branch             = "dev"
-  path               = "."
-  files              = data.kalypso_environment_render.dev.files
+  repository_url = "https://github.com/example-org/fleet-gitops.git"
+  branch         = "dev"
+  render = {
+    environment = "dev"
+    manifests   = local.manifests
+  }
   commit_message     = "Kalypso: render dev"
   promoted_commit_id = "4a5c2e1d0b9f8e7d6c5b4a392817161514131211"
 }
 
-# GitHub pull-request mode: the change is proposed from the stable head branch kalypso/stage,
-# and the open pull request is updated in place on later applies.
+# GitHub pull-request mode: the change is proposed from the stable head branch kalypso/stage as one
+# pull request per environment, updated in place on later applies.
 resource "kalypso_gitops_commit" "stage" {
   repository_url = "https://github.com/example-org/fleet-gitops.git"
   branch         = "stage"
-  files          = data.kalypso_environment_render.dev.files
+  render = {
+    environment = "stage"
+    manifests   = local.manifests
+  }
 
   pull_request = {
     labels = ["kalypso"]
   }
 }
 
-# Large fleets (thousands of cluster types, or more than a few thousand files): one instance per
-# cluster type, each owning its cluster type's folder. The environment is rendered once per plan;
-# each call only filters. A change touches only the instances whose folders change.
-locals {
-  manifests = [for f in fileset("${path.module}/control-plane", "**/*.yaml") : file("${path.module}/control-plane/${f}")]
-  prod      = provider::kalypso::environment_render("prod", local.manifests, { only_cluster_types = [] })
-}
-
-resource "kalypso_gitops_commit" "prod" {
-  for_each       = toset(local.prod.cluster_types)
+# Files mode, for hand-made or small trees: the map is the desired content of `path`. Paths of two
+# resources on one branch may not contain one another (here the dev branch's root belongs to "dev").
+resource "kalypso_gitops_commit" "platform" {
   repository_url = "https://github.com/example-org/fleet-gitops.git"
-  branch         = "prod"
-  path           = each.key
+  branch         = "main"
+  path           = "platform"
   files = {
-    for p, c in provider::kalypso::environment_render("prod", local.manifests, { only_cluster_types = [each.key] }).files :
-    trimprefix(p, "${each.key}/") => c
+    "namespaces/monitoring.yaml" = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n"
   }
-  commit_message = "Kalypso: render prod/${each.key}"
 }

@@ -1,0 +1,232 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+)
+
+// Action is what the apply does to one file.
+type Action string
+
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+)
+
+const (
+	// DefaultMaxChanges is how many files the change set lists by default; the counts always cover all.
+	DefaultMaxChanges = 1000
+	// DefaultMaxDiffBytes cuts one file's diff (or a created file's content) in the change set.
+	DefaultMaxDiffBytes = 16 << 10
+)
+
+// Change is one file of the change set.
+type Change struct {
+	Action Action
+	// Diff is a unified diff for an update, the content for a create (both cut past MaxDiffBytes, with a
+	// note), and empty for a delete.
+	Diff string
+}
+
+// Counts are the numbers of files per action.
+type Counts struct {
+	Create, Update, Delete int
+}
+
+// String is "2 to create, 1 to update, 0 to delete", followed by how many files are not listed when omitted > 0.
+func (c Counts) String(omitted int) string {
+	s := fmt.Sprintf("%d to create, %d to update, %d to delete", c.Create, c.Update, c.Delete)
+	if omitted > 0 {
+		s += fmt.Sprintf(" (%d not listed in changes)", omitted)
+	}
+	return s
+}
+
+// Total is the number of changed files.
+func (c Counts) Total() int { return c.Create + c.Update + c.Delete }
+
+func (c *Counts) add(a Action) {
+	switch a {
+	case ActionCreate:
+		c.Create++
+	case ActionUpdate:
+		c.Update++
+	case ActionDelete:
+		c.Delete++
+	}
+}
+
+// Desired is what a resource wants under its path and at the repository root.
+type Desired struct {
+	// Path is the managed directory, root-relative ("" or "." for the root).
+	Path string
+	// Files are the managed files, relative to Path.
+	Files map[string][]byte
+	// RootFiles are written at root-relative paths (the promoted-commit file, the ownership record).
+	RootFiles map[string][]byte
+	// DeleteRootFiles are root-relative files removed when present.
+	DeleteRootFiles []string
+}
+
+// Options bound the change set.
+type Options struct {
+	// MaxChanges is how many files Plan.Changes lists (the first ones by path). Zero: DefaultMaxChanges.
+	MaxChanges int
+	// MaxDiffBytes cuts each Diff. Zero: DefaultMaxDiffBytes.
+	MaxDiffBytes int
+}
+
+// Plan is the change set between the branch and the desired tree.
+type Plan struct {
+	// Changes maps root-relative paths to their change, for at most Options.MaxChanges files.
+	Changes map[string]Change
+	// Counts cover every changed file, listed or not.
+	Counts Counts
+	// ByDirectory counts the changes per top-level directory under the path (a cluster type's folder in a
+	// Kalypso GitOps repository); root files are not included.
+	ByDirectory map[string]Counts
+	// Omitted is the number of changed files not listed in Changes.
+	Omitted int
+	// CurrentFiles is the number of managed files under the path on the branch.
+	CurrentFiles int
+	// DesiredTree is the managed tree id of the desired files (gitrepo.ManagedTreeID).
+	DesiredTree string
+	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
+	BaseTree string
+	// Blobs maps each desired file (relative to the path) to its blob id.
+	Blobs map[string]string
+}
+
+// Empty reports whether applying changes nothing.
+func (p *Plan) Empty() bool { return p.Counts.Total() == 0 }
+
+// Deleted is the number of managed files under the path the change deletes.
+func (p *Plan) Deleted() int {
+	n := 0
+	for _, c := range p.ByDirectory {
+		n += c.Delete
+	}
+	return n
+}
+
+// BlobReader reads blobs of the inspected branch by id.
+type BlobReader func(ids []string) (map[string][]byte, error)
+
+type pending struct {
+	path     string
+	action   Action
+	old, new string // blob ids
+	content  []byte // desired content
+}
+
+// Compute returns the change set that turns what ins found into d. read is called once, for the old
+// content of the listed updates.
+func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) (*Plan, error) {
+	if opts.MaxChanges <= 0 {
+		opts.MaxChanges = DefaultMaxChanges
+	}
+	if opts.MaxDiffBytes <= 0 {
+		opts.MaxDiffBytes = DefaultMaxDiffBytes
+	}
+	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree, CurrentFiles: len(ins.Managed), Blobs: make(map[string]string, len(d.Files))}
+	var all []pending
+	for name, content := range d.Files {
+		id := gitrepo.BlobID(content)
+		p.Blobs[name] = id
+		cur, ok := ins.Managed[name]
+		switch {
+		case !ok:
+			all = append(all, pending{path: name, action: ActionCreate, new: id, content: content})
+		case cur.Hash != id || cur.Mode != filemode.Regular:
+			all = append(all, pending{path: name, action: ActionUpdate, old: cur.Hash, new: id, content: content})
+		}
+	}
+	for name, cur := range ins.Managed {
+		if _, ok := d.Files[name]; !ok {
+			all = append(all, pending{path: name, action: ActionDelete, old: cur.Hash})
+		}
+	}
+	var err error
+	if p.DesiredTree, err = gitrepo.ManagedTreeID(p.Blobs); err != nil {
+		return nil, err
+	}
+	for i := range all {
+		top, _, _ := strings.Cut(all[i].path, "/")
+		c := p.ByDirectory[top]
+		c.add(all[i].action)
+		p.ByDirectory[top] = c
+		all[i].path = join(d.Path, all[i].path)
+	}
+	for name, content := range d.RootFiles {
+		cur, ok := ins.RootFiles[name]
+		switch {
+		case !ok:
+			all = append(all, pending{path: name, action: ActionCreate, content: content})
+		case string(cur) != string(content):
+			all = append(all, pending{path: name, action: ActionUpdate, content: content})
+		}
+	}
+	for _, name := range d.DeleteRootFiles {
+		if _, ok := ins.RootFiles[name]; ok {
+			all = append(all, pending{path: name, action: ActionDelete})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
+	for _, c := range all {
+		p.Counts.add(c.action)
+	}
+	listed := all
+	if len(listed) > opts.MaxChanges {
+		listed = listed[:opts.MaxChanges]
+		p.Omitted = len(all) - opts.MaxChanges
+	}
+	var ids []string
+	for _, c := range listed {
+		if c.action == ActionUpdate && c.old != "" {
+			ids = append(ids, c.old)
+		}
+	}
+	old := map[string][]byte{}
+	if len(ids) > 0 {
+		if old, err = read(ids); err != nil {
+			return nil, err
+		}
+	}
+	p.Changes = make(map[string]Change, len(listed))
+	for _, c := range listed {
+		ch := Change{Action: c.action}
+		switch c.action {
+		case ActionCreate:
+			ch.Diff = cut(string(c.content), opts.MaxDiffBytes)
+		case ActionUpdate:
+			before := string(old[c.old])
+			if c.old == "" { // a root file: its old content came with the inspection
+				before = string(ins.RootFiles[c.path])
+			}
+			ch.Diff = cut(UnifiedDiff(c.path, before, string(c.content)), opts.MaxDiffBytes)
+		}
+		p.Changes[c.path] = ch
+	}
+	return p, nil
+}
+
+// cut shortens s to at most max bytes at a line end and says how much was left out.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head := s[:max]
+	if i := strings.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i+1]
+	}
+	return fmt.Sprintf("%s[... cut: %d of %d bytes shown; the apply writes the whole file]\n", head, len(head), len(s))
+}

@@ -1,0 +1,53 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ValidateBranchName applies git check-ref-format's rules to refs/heads/<name>, as `git check-ref-format
+// --branch` does. A name that breaks them cannot be cloned or locks other refs (`dev.lock`).
+func ValidateBranchName(name string) error {
+	if name == "" {
+		return fmt.Errorf("the branch name is empty")
+	}
+	if name == "@" {
+		return fmt.Errorf("%q is not a valid branch name", name)
+	}
+	if strings.HasPrefix(name, "-") {
+		return fmt.Errorf("branch name %q starts with '-'", name)
+	}
+	if strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") {
+		return fmt.Errorf("branch name %q starts or ends with '/'", name)
+	}
+	if strings.HasSuffix(name, ".") {
+		return fmt.Errorf("branch name %q ends with '.'", name)
+	}
+	for _, bad := range []string{"..", "//", "@{"} {
+		if strings.Contains(name, bad) {
+			return fmt.Errorf("branch name %q contains %q", name, bad)
+		}
+	}
+	for _, r := range name {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return fmt.Errorf("branch name %q contains a control character", name)
+		case r == ' ':
+			return fmt.Errorf("branch name %q contains a space", name)
+		case strings.ContainsRune("~^:?*[\\", r):
+			return fmt.Errorf("branch name %q contains %q", name, r)
+		}
+	}
+	for _, comp := range strings.Split(name, "/") {
+		if strings.HasPrefix(comp, ".") {
+			return fmt.Errorf("branch name %q has a component starting with '.'", name)
+		}
+		if strings.HasSuffix(comp, ".lock") {
+			return fmt.Errorf("branch name %q has a component ending with \".lock\"", name)
+		}
+	}
+	return nil
+}

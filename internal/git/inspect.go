@@ -1,0 +1,308 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// EmptyTreeID is the Git id of the empty tree: the managed tree of a path that holds no files.
+const EmptyTreeID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// InspectRequest asks what a branch holds under a path, without reading file contents.
+type InspectRequest struct {
+	RepoURL string
+	Branch  string
+	Path    string
+	// RootFiles are repository-root-relative files whose content is returned when present.
+	RootFiles []string
+	// Marker is the file name of the ownership record (see Inspection.Markers); empty: not looked for.
+	Marker string
+}
+
+// Entry is a file of a tree: its blob id and mode.
+type Entry struct {
+	Hash string
+	Mode filemode.FileMode
+}
+
+// Inspection is what a branch holds under a path, read from one commit.
+type Inspection struct {
+	// BranchExists is false when the branch does not exist; the other fields then describe the
+	// default branch (the base a created branch starts from), or nothing in an empty repository.
+	BranchExists bool
+	// Branches lists the repository's branches, sorted; filled only when the branch does not exist.
+	Branches []string
+	// BaseBranch is the branch read: Branch, or the default branch when Branch does not exist.
+	BaseBranch string
+	// HeadSHA is the commit read ("" for an empty repository).
+	HeadSHA string
+	// Managed holds the files under the path, dot-entries at its root excluded, relative to the path.
+	Managed map[string]Entry
+	// ManagedTree is the Git tree id of the managed files alone (EmptyTreeID when there are none).
+	ManagedTree string
+	// RootFiles holds the requested root-relative files that exist.
+	RootFiles map[string][]byte
+	// Markers lists the directories (root-relative, "." for the root) other than the path itself that hold
+	// a file named Marker and are an ancestor or a descendant of the path.
+	Markers []string
+}
+
+// Inspect reads the tree of a branch under a path: every file's blob id (no content), the managed tree
+// id, selected root files and ownership markers. A missing branch is not an error: Inspection says so
+// and lists the branches that exist.
+func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
+	opErr := func(err error) error {
+		return &Error{Op: "read", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: err}
+	}
+	dir, err := CleanPath(req.Path)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	s, err := c.open(req.RepoURL)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	defer s.close()
+	out := &Inspection{BranchExists: true, BaseBranch: req.Branch, Managed: map[string]Entry{}, RootFiles: map[string][]byte{}, ManagedTree: EmptyTreeID}
+	h, err := s.head(ctx, req.Branch)
+	if errors.Is(err, ErrBranchNotFound) {
+		out.BranchExists = false
+		if out.Branches, err = s.branches(ctx); err != nil {
+			return nil, opErr(err)
+		}
+		from, derr := s.defaultBranch(ctx)
+		if derr != nil {
+			return nil, opErr(derr)
+		}
+		out.BaseBranch = from
+		if from == "" || from == req.Branch {
+			return out, nil
+		}
+		h, err = s.head(ctx, from)
+		if errors.Is(err, ErrBranchNotFound) {
+			return out, nil
+		}
+	}
+	if err != nil {
+		return nil, opErr(err)
+	}
+	out.HeadSHA = h.String()
+	commit, err := object.GetCommit(s.repo.Storer, h)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	if err := s.inspectTree(out, commit.TreeHash, dir, req); err != nil {
+		return nil, opErr(err)
+	}
+	return out, nil
+}
+
+func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, req InspectRequest) error {
+	st := s.repo.Storer
+	sub, found, err := subtree(st, root, dir)
+	if err != nil {
+		return err
+	}
+	if found {
+		leaves := map[string]entryInfo{}
+		if err := walkLeaves(st, sub, "", leaves); err != nil {
+			return err
+		}
+		for p, e := range leaves {
+			top, _, _ := strings.Cut(p, "/")
+			if isDotEntry(top) {
+				continue
+			}
+			out.Managed[p] = Entry{Hash: e.Hash.String(), Mode: e.Mode}
+			if req.Marker != "" && (p == req.Marker || strings.HasSuffix(p, "/"+req.Marker)) {
+				out.Markers = append(out.Markers, joinDir(dir, strings.TrimSuffix(strings.TrimSuffix(p, req.Marker), "/")))
+			}
+		}
+		if out.ManagedTree, err = managedTreeID(s, sub); err != nil {
+			return err
+		}
+	}
+	if req.Marker != "" && dir != "" {
+		segs := strings.Split(dir, "/")
+		for i := len(segs) - 1; i >= 0; i-- {
+			anc := strings.Join(segs[:i], "/")
+			if ok, err := hasFile(s, root, anc, req.Marker); err != nil {
+				return err
+			} else if ok {
+				out.Markers = append(out.Markers, displayPath(anc))
+			}
+		}
+	}
+	sort.Strings(out.Markers)
+	for _, name := range req.RootFiles {
+		segs := strings.Split(name, "/")
+		parent, found, err := subtree(st, root, strings.Join(segs[:len(segs)-1], "/"))
+		if err != nil || !found {
+			continue
+		}
+		t, err := object.GetTree(st, parent)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			if e.Name == segs[len(segs)-1] && isRegular(e.Mode) {
+				b, err := readBlob(st, e.Hash)
+				if err != nil {
+					return err
+				}
+				out.RootFiles[name] = b
+			}
+		}
+	}
+	return nil
+}
+
+func joinDir(dir, rel string) string {
+	switch {
+	case dir == "" && rel == "":
+		return "."
+	case dir == "":
+		return rel
+	case rel == "":
+		return dir
+	}
+	return dir + "/" + rel
+}
+
+// hasFile reports whether directory dir of tree root holds a regular file name.
+func hasFile(s *session, root plumbing.Hash, dir, name string) (bool, error) {
+	h, found, err := subtree(s.repo.Storer, root, dir)
+	if err != nil || !found {
+		return false, err
+	}
+	t, err := object.GetTree(s.repo.Storer, h)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range t.Entries {
+		if e.Name == name && e.Mode != filemode.Dir {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// managedTreeID is the id of tree h without its root dot-entries, computed without storing anything.
+func managedTreeID(s *session, h plumbing.Hash) (string, error) {
+	t, err := object.GetTree(s.repo.Storer, h)
+	if err != nil {
+		return "", err
+	}
+	entries := make([]object.TreeEntry, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		if !isDotEntry(e.Name) {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == len(t.Entries) {
+		return h.String(), nil
+	}
+	return treeID(s, entries)
+}
+
+func treeID(s *session, entries []object.TreeEntry) (string, error) {
+	obj := s.repo.Storer.NewEncodedObject()
+	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+		return "", err
+	}
+	return obj.Hash().String(), nil
+}
+
+// branches lists the repository's branch names, sorted.
+func (s *session) branches(ctx context.Context) ([]string, error) {
+	var names []string
+	if s.e.local {
+		iter, err := s.repo.Branches()
+		if err != nil {
+			return nil, err
+		}
+		_ = iter.ForEach(func(r *plumbing.Reference) error {
+			names = append(names, r.Name().Short())
+			return nil
+		})
+	} else {
+		ctx, cancel := s.c.withTimeout(ctx)
+		defer cancel()
+		rem, err := s.repo.Remote("origin")
+		if err != nil {
+			return nil, err
+		}
+		refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.c.caBundle()})
+		if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return nil, classify(err)
+		}
+		for _, r := range refs {
+			if r.Name().IsBranch() {
+				names = append(names, r.Name().Short())
+			}
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// ReadBlobs returns the content of blobs by id from the repository (or its cache entry, filled by an
+// earlier Inspect of the same branch); it never contacts the remote.
+func (c *Client) ReadBlobs(repoURL string, ids []string) (map[string][]byte, error) {
+	s, err := c.open(repoURL)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	out := make(map[string][]byte, len(ids))
+	for _, id := range ids {
+		if _, ok := out[id]; ok {
+			continue
+		}
+		b, err := readBlob(s.repo.Storer, plumbing.NewHash(id))
+		if err != nil {
+			return nil, fmt.Errorf("reading blob %s: %w", id, err)
+		}
+		out[id] = b
+	}
+	return out, nil
+}
+
+// ManagedTreeID is the Git tree id that files (names relative to a path → blob id, see BlobID) form under
+// that path: what Inspection.ManagedTree reads once they are delivered. Nothing is stored.
+func ManagedTreeID(blobs map[string]string) (string, error) {
+	if len(blobs) == 0 {
+		return EmptyTreeID, nil
+	}
+	node := newDirNode()
+	for name, id := range blobs {
+		if err := ValidateFileName(name); err != nil {
+			return "", err
+		}
+		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: plumbing.NewHash(id)}}); err != nil {
+			return "", err
+		}
+	}
+	h, err := node.encode(func() plumbing.EncodedObject { return &plumbing.MemoryObject{} })
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// BlobID is the Git blob id of content.
+func BlobID(content []byte) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
+}
