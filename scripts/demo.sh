@@ -59,7 +59,7 @@ for stage in 1 2 3 4 5; do
   echo
   echo "================ stage $stage: ${titles[$stage]} ================"
   terraform plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage="$stage" -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
-  grep -E "^  # |^Plan:|^No changes|Warning: " plan.txt || true
+  grep -E "^  # |^Plan:|^No changes|^Warning: " plan.txt | grep -v "development overrides" || true
   if [ "$stage" = 4 ]; then
     # The plan shows the change set against the branch: here one file of Stage, as a unified diff.
     echo "-- the planned change of kalypso_gitops_commit.stage[0]:"
