@@ -104,7 +104,7 @@ func renderFuncError(errs model.Diagnostics) *function.FuncError {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		b.WriteString(d.Summary)
+		b.WriteString(diagnosticSummary(d))
 		b.WriteString(": ")
 		b.WriteString(describeDiagnostic(d))
 	}

@@ -77,7 +77,7 @@ data "kalypso_environment_render" "this" {
 		{"workload registration name ..", target("..", "t"), []string{"Error: Invalid Kubernetes name", `name      = ".."`}},
 		{"render: two cluster types with the same name", render2(strings.SplitN(badInputBase, "---", 2)[0]), []string{"Error: Duplicate object", `manifests[1], document 0`, `ClusterType "large"`}},
 		{"render: template calls fail", render2(av + "kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ fail \"refused\" }}'\n"),
-			[]string{"Error: Template failed", `Field: spec.reconciler`, `refused`}},
+			[]string{`Error: Template failed (ClusterType "large")`, `Field: spec.reconciler`, `refused`}},
 		{"render: infinite re-render", render2("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loop\n  labels:\n    platform-config: \"true\"\ndata:\n  SELF: '{{ .ConfigData.SELF }}'\n---\n" +
 			av + "kind: Template\nmetadata:\n  name: configmap\nspec:\n  type: config\n  manifests:\n    - 'x: {{ .ConfigData.SELF }}'\n"),
 			[]string{"Error: Template failed", `Field: spec.configType`, `after 10 renders`}},
@@ -254,7 +254,7 @@ func TestHostileInputCatalogue_RenderWarningAtManifestIndex(t *testing.T) {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			t.Errorf("unexpected error: %s: %s", d.Summary, d.Detail)
 		}
-		if d.Summary == render.SummaryInvalidYAML {
+		if d.Summary == render.SummaryInvalidYAML+` (ClusterType "large")` {
 			found = true
 			want := tftypes.NewAttributePath().WithAttributeName("manifests").WithElementKeyInt(0)
 			if d.Severity != tfprotov6.DiagnosticSeverityWarning || d.Attribute == nil || !d.Attribute.Equal(want) ||

@@ -130,19 +130,28 @@ func manifestStrings(list []types.String) (manifests []string, known bool) {
 func engineDiagnostics(ds model.Diagnostics, manifestsPath path.Path) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, d := range ds {
-		detail := describeDiagnostic(d)
+		detail, summary := describeDiagnostic(d), diagnosticSummary(d)
 		switch {
 		case d.Source.Input >= 0 && d.Severity == model.SeverityWarning:
-			out.AddAttributeWarning(manifestsPath.AtListIndex(d.Source.Input), d.Summary, detail)
+			out.AddAttributeWarning(manifestsPath.AtListIndex(d.Source.Input), summary, detail)
 		case d.Source.Input >= 0:
-			out.AddAttributeError(manifestsPath.AtListIndex(d.Source.Input), d.Summary, detail)
+			out.AddAttributeError(manifestsPath.AtListIndex(d.Source.Input), summary, detail)
 		case d.Severity == model.SeverityWarning:
-			out.AddWarning(d.Summary, detail)
+			out.AddWarning(summary, detail)
 		default:
-			out.AddError(d.Summary, detail)
+			out.AddError(summary, detail)
 		}
 	}
 	return out
+}
+
+// diagnosticSummary names the object in the first line Terraform prints: `manifests = concat(...)` is all
+// the source location Terraform can show, and the object's kind and name are what a user searches for.
+func diagnosticSummary(d model.Diagnostic) string {
+	if d.Kind == "" || d.Name == "" {
+		return d.Summary
+	}
+	return fmt.Sprintf("%s (%s %q)", d.Summary, d.Kind, d.Name)
 }
 
 func describeDiagnostic(d model.Diagnostic) string {
