@@ -93,8 +93,8 @@ const (
 )
 
 func abbreviateLine(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
+	if len(s) > 80 {
+		return s[:80] + "..."
 	}
 	return s
 }

@@ -245,6 +245,18 @@ func TestComposeAzureMapAlsoLabelledPlatformConfig(t *testing.T) {
 	}
 }
 
+// Upstream leaves equal-length keys in an unstable order; here they merge in name order, so the later
+// name wins, the same on every run (a documented deviation).
+func TestComposeAzureEqualLengthKeysInNameOrder(t *testing.T) {
+	maps := configMaps(t, cm("azure-app-config", nil, map[string]string{"zone.east.SIZE": "zone", "tier.gold.SIZE": "tier"}))
+	target := Target{ClusterTypeName: "large", ClusterTypeLabels: map[string]string{"zone": "east", "tier": "gold"}, TargetLabels: map[string]string{}}
+	for i := 0; i < 20; i++ {
+		if got := NewSources(maps).Compose(target)["SIZE"]; got != "zone" {
+			t.Fatalf("SIZE = %v, want the later name's value \"zone\"", got)
+		}
+	}
+}
+
 func TestSchemaValidation(t *testing.T) {
 	schema := `{"type":"object","properties":{"REPLICAS":{"type":"integer","minimum":1},"RATIO":{"type":"number"},"NAME":{"type":"string"},"NESTED":{"type":"object","properties":{"n":{"type":"integer"}}}},"required":["REPLICAS"]}`
 	s, err := CompileSchema(schema)

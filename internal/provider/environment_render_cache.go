@@ -54,6 +54,8 @@ func renderCacheKey(environment string, manifests []string, opts render.Options)
 	}
 	write(environment)
 	write(opts.ConfigValidation)
+	// A render that failed on a limit may succeed under a raised one.
+	write(fmt.Sprint(opts.Timeout, opts.TemplateTimeout, opts.MaxTemplateOutput, opts.MaxOutput))
 	for _, m := range manifests {
 		write(m)
 	}
@@ -84,7 +86,31 @@ func (c *renderCache) render(environment string, manifests []string, opts render
 
 	e.res, e.diags = render.Render(environment, manifests, opts)
 	close(e.done)
+	if stoppedEarly(e.diags) {
+		// A canceled or timed-out render says nothing about the input: the next call renders again.
+		c.mu.Lock()
+		if c.entries[k] == e {
+			delete(c.entries, k)
+			for i, o := range c.order {
+				if o == k {
+					c.order = append(c.order[:i:i], c.order[i+1:]...)
+					break
+				}
+			}
+		}
+		c.mu.Unlock()
+	}
 	return e
+}
+
+// stoppedEarly reports a render that Terraform canceled or that ran past its whole-render deadline.
+func stoppedEarly(diags model.Diagnostics) bool {
+	for _, d := range diags {
+		if d.Summary == render.SummaryRenderCanceled || (d.Summary == render.SummaryRenderLimit && d.Kind == "") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *renderCache) touch(k renderKey) {

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -16,10 +17,15 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
-var _ datasource.DataSource = &EnvironmentRenderDataSource{}
+var (
+	_ datasource.DataSource              = &EnvironmentRenderDataSource{}
+	_ datasource.DataSourceWithConfigure = &EnvironmentRenderDataSource{}
+)
 
 // EnvironmentRenderDataSource is kalypso_environment_render.
-type EnvironmentRenderDataSource struct{}
+type EnvironmentRenderDataSource struct {
+	provider *ProviderData
+}
 
 // NewEnvironmentRenderDataSource returns the data source.
 func NewEnvironmentRenderDataSource() datasource.DataSource {
@@ -121,6 +127,19 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 	}
 }
 
+func (d *EnvironmentRenderDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*ProviderData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data",
+			fmt.Sprintf("expected *provider.ProviderData, got %T; this is a bug in the provider, please report it", req.ProviderData))
+		return
+	}
+	d.provider = data
+}
+
 func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var data EnvironmentRenderModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
@@ -142,7 +161,7 @@ func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.R
 				only = append(only, ct.ValueString())
 			}
 		}
-		opts := render.Options{ConfigValidation: data.ConfigValidation.ValueString()}
+		opts := d.provider.RenderOptions(ctx, data.ConfigValidation.ValueString())
 		res, diags, err := renderCached(data.Environment.ValueString(), manifests, opts, only)
 		resp.Diagnostics.Append(engineDiagnostics(diags, path.Root("manifests"))...)
 		if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
-	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
 var _ function.Function = &EnvironmentRenderFunction{}
@@ -59,7 +58,10 @@ func (f *EnvironmentRenderFunction) Definition(_ context.Context, _ function.Def
 				"`assignments`, `files` and `content_hash` to those cluster types' folders; `cluster_types` still lists every " +
 				"cluster type of the environment. At tens of thousands of assignments, use it with `for_each` over the cluster " +
 				"types to deliver one `kalypso_gitops_commit` per cluster type: the provider renders the environment once " +
-				"per plan and each call only filters. `{ only_cluster_types = [] }` returns the summary outputs without files.",
+				"per plan and each call only filters. `{ only_cluster_types = [] }` returns the summary outputs without files. " +
+				"`render_timeout`, `template_timeout` (Go durations) and `template_max_output_bytes`, `render_max_output_bytes` (numbers) " +
+				"raise the render limits, as the provider attributes of the same names do for the data source (a function cannot read " +
+				"the provider configuration); their defaults come from the `KALYPSO_*` environment variables, else the built-in defaults.",
 		},
 		Return: function.ObjectReturn{AttributeTypes: renderOutputAttrTypes},
 	}
@@ -78,8 +80,13 @@ func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunReq
 		resp.Error = funcErr
 		return
 	}
+	limits, funcErr := renderFunctionLimits(options)
+	if funcErr != nil {
+		resp.Error = funcErr
+		return
+	}
 	manifests, _ := manifestStrings(list)
-	res, diags, err := renderCached(environment, manifests, render.Options{}, only)
+	res, diags, err := renderCached(environment, manifests, limits.Options(ctx, ""), only)
 	if errs := diags.Errors(); len(errs) > 0 {
 		resp.Error = function.ConcatFuncErrors(resp.Error, renderFuncError(errs))
 		return
@@ -137,8 +144,11 @@ func renderFunctionOptions(options []types.Dynamic) ([]string, *function.FuncErr
 	}
 	var only []string
 	for name, value := range attrs {
+		if isRenderLimitOption(name) {
+			continue
+		}
 		if name != "only_cluster_types" {
-			return nil, function.NewArgumentFuncError(2, fmt.Sprintf("unknown option %q; the options are: only_cluster_types", name))
+			return nil, function.NewArgumentFuncError(2, fmt.Sprintf("unknown option %q; the options are: only_cluster_types, %s", name, renderLimitOptionNames()))
 		}
 		if value.IsNull() {
 			continue
@@ -164,4 +174,53 @@ func renderFunctionOptions(options []types.Dynamic) ([]string, *function.FuncErr
 		}
 	}
 	return only, nil
+}
+
+func isRenderLimitOption(name string) bool {
+	for _, l := range renderLimitSettings {
+		if l.attr == name {
+			return true
+		}
+	}
+	return false
+}
+
+func renderLimitOptionNames() string {
+	names := make([]string, len(renderLimitSettings))
+	for i, l := range renderLimitSettings {
+		names[i] = l.attr
+	}
+	return strings.Join(names, ", ")
+}
+
+// renderFunctionLimits reads the limit options of the trailing options object over the environment's.
+func renderFunctionLimits(options []types.Dynamic) (RenderLimits, *function.FuncError) {
+	set := map[string]string{}
+	if len(options) == 1 {
+		var attrs map[string]attr.Value
+		switch v := options[0].UnderlyingValue().(type) {
+		case types.Object:
+			attrs = v.Attributes()
+		case types.Map:
+			attrs = v.Elements()
+		}
+		for name, value := range attrs {
+			if !isRenderLimitOption(name) || value.IsNull() {
+				continue
+			}
+			switch v := value.(type) {
+			case types.String:
+				set[name] = v.ValueString()
+			case types.Number:
+				set[name] = v.ValueBigFloat().Text('f', -1)
+			default:
+				return RenderLimits{}, function.NewArgumentFuncError(2, fmt.Sprintf("option %s must be a string or a number", name))
+			}
+		}
+	}
+	l, err := renderLimitsFromEnv(set)
+	if err != nil {
+		return l, function.NewArgumentFuncError(2, err.Error())
+	}
+	return l, nil
 }

@@ -92,6 +92,26 @@ data "kalypso_environment_render" "this" {
 			[]string{"Error: Invalid deployment target name", `manifests[1], document 0`, `spec.deploymentTargets[0].name`}},
 		{"provider git_timeout that is not a duration", provider(`git_timeout = "soon"`), []string{"Error: Invalid git_timeout", `"soon" is not a positive Go duration`}},
 		{"provider git_timeout that is negative", provider(`git_timeout = "-5s"`), []string{"Error: Invalid git_timeout", `"-5s" is not a positive Go duration`}},
+		// Issue 14: templates bounded, no document dropped, no file read.
+		{"render: range 9e9 stops at template_timeout", "provider \"kalypso\" {\n  template_timeout = \"300ms\"\n}\n" +
+			render2(av+"kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range 9000000000 }}{{ end }}'\n"),
+			[]string{"Error: Render limit exceeded", `Field: spec.reconciler`, `Template "arc-flux"`, `ran longer than 300ms`, "raise `template_timeout`"}},
+		{"render: until 3e9 refused before it allocates", render2(av + "kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range until 3000000000 }}{{ end }}'\n"),
+			[]string{"Error: Render limit exceeded", `until would build a value`, "raise `template_max_output_bytes`"}},
+		{"render: repeat 1e8 refused", "provider \"kalypso\" {\n  template_max_output_bytes = 1000000\n}\n" +
+			render2(av+"kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ repeat 100000000 \"x\" }}'\n"),
+			[]string{"Error: Render limit exceeded", `repeat would build`, `(now 1000000 bytes)`}},
+		{"function: range 9e9 stops at the template_timeout option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s, %s], { template_timeout = \"300ms\" }).content_hash\n}\n",
+			hclString(badInputBase+"---\n"+allPolicy), hclString(av+"kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range 9000000000 }}{{ end }}'\n")),
+			[]string{"Render limit exceeded", `ran longer than 300ms`}},
+		{"function: invalid limit option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s], { template_timeout = \"soon\" }).content_hash\n}\n", hclString(badInputBase)),
+			[]string{`"soon" is not a positive Go duration`}},
+		{"provider template_timeout that is not a duration", provider(`template_timeout = "soon"`), []string{"Error: Invalid template_timeout", `"soon" is not a positive Go duration`}},
+		{"provider template_max_output_bytes of 0", provider(`template_max_output_bytes = 0`), []string{"Error: Invalid template_max_output_bytes", `"0" is not a whole number of bytes`}},
+		{"render: separator Flux refuses", render2(av + "kind: ClusterType\nmetadata:\n  name: a\nspec:\n  reconciler: arc-flux\n  namespaceService: default\n--- !!map\nkind: x\n"),
+			[]string{"Error: Invalid document separator", `manifests[1], document 1 (line 8)`, `"--- !!map"`}},
+		{"render: config schema $ref to /etc/passwd", render2(av + "kind: ConfigSchema\nmetadata:\n  name: s\nspec:\n  schema: '{\"$ref\": \"file:///etc/passwd\"}'\n"),
+			[]string{"Error: Invalid config schema", `ConfigSchema s`, `is refused`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,12 +41,14 @@ func (r *PlatformConfigResource) Schema(_ context.Context, _ resource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Kalypso platform config: a v1 `ConfigMap` whose `data` is merged into the platform config of every assignment its labels match " +
 			"(`cluster-type`, `deployment-target`, `workload`, or any label of the cluster type or deployment target). " +
-			"The manifest always carries the label `platform-config: \"true\"`, except for maps named `azure-app-config*`, which the scheduler reads anyway. " +
+			"The manifest always carries the label `platform-config: \"true\"`, except for maps named `azure-app-config*`, which the scheduler reads anyway: " +
+			"each of their keys carries its own labels (`label.value.KEY`), and the map's `labels` play no part in matching. " +
 			"Logical resource: it lives only in Terraform state.",
 		Attributes: map[string]schema.Attribute{
-			"id":     modelIDAttribute(),
-			"name":   modelNameAttribute("Name of the ConfigMap. Maps are merged in name order."),
-			"labels": modelLabelsAttribute("Labels that select the assignments this config applies to; no labels means every assignment."),
+			"id":   modelIDAttribute(),
+			"name": modelNameAttribute("Name of the ConfigMap. Maps are merged in name order."),
+			"labels": modelLabelsAttribute("Labels that select the assignments this config applies to; no labels means every assignment. " +
+				"Maps named `azure-app-config*` are matched key by key, by the labels in each key, not by these."),
 			"data": schema.MapAttribute{
 				MarkdownDescription: "Config values. A value that parses as a YAML map or list becomes that structure; a single-quoted value stays a string.",
 				Optional:            true,

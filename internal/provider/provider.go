@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
 var (
@@ -39,6 +42,11 @@ type KalypsoProviderModel struct {
 	CacheDir       types.String `tfsdk:"cache_dir"`
 	CACertificates types.String `tfsdk:"ca_certificates"`
 	GitTimeout     types.String `tfsdk:"git_timeout"`
+
+	RenderTimeout          types.String `tfsdk:"render_timeout"`
+	TemplateTimeout        types.String `tfsdk:"template_timeout"`
+	TemplateMaxOutputBytes types.Int64  `tfsdk:"template_max_output_bytes"`
+	RenderMaxOutputBytes   types.Int64  `tfsdk:"render_max_output_bytes"`
 }
 
 // AuthorModel is the commit author identity.
@@ -66,6 +74,8 @@ type ProviderData struct {
 	CACertificates string
 	// GitTimeout bounds each Git network operation (fetch, list, push).
 	GitTimeout time.Duration
+	// RenderLimits bound every render: its time, each template's time and output sizes.
+	RenderLimits RenderLimits
 }
 
 // DefaultGitTimeout bounds each Git network operation when git_timeout is not set.
@@ -134,6 +144,14 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 		},
 	}
+	for _, l := range renderLimitSettings {
+		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming the template, the deployment target and this attribute; see SECURITY.md.", l.help, l.env, l.def)
+		if l.attr == render.AttrMaxTemplateOutput || l.attr == render.AttrMaxOutput {
+			resp.Schema.Attributes[l.attr] = schema.Int64Attribute{MarkdownDescription: desc, Optional: true}
+		} else {
+			resp.Schema.Attributes[l.attr] = schema.StringAttribute{MarkdownDescription: desc, Optional: true}
+		}
+	}
 }
 
 func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -162,6 +180,15 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 		data.GitTimeout = d
 	}
+	limits, err := renderLimitsFromEnv(configuredLimits(cfg))
+	if err != nil {
+		var le *limitSettingError
+		if errors.As(err, &le) {
+			resp.Diagnostics.AddAttributeError(path.Root(le.attr), "Invalid "+le.attr, err.Error())
+			return
+		}
+	}
+	data.RenderLimits = limits
 	if !cfg.Author.IsNull() && !cfg.Author.IsUnknown() {
 		var author AuthorModel
 		resp.Diagnostics.Append(cfg.Author.As(ctx, &author, objectAsOptions)...)

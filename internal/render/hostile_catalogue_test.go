@@ -4,9 +4,12 @@
 package render
 
 import (
+	"context"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 )
@@ -105,6 +108,19 @@ func TestHostileInputCatalogue_Render(t *testing.T) {
 			"Invalid object name", model.SeverityError, model.KindWorkload, "../app", "metadata.name", 2, "", nil},
 		{"invalid config schema", base(configSchemaDoc("s", nil, "{not json")),
 			"Invalid config schema", model.SeverityError, model.KindClusterType, "large", "", 0, "ConfigSchema s", nil},
+		// Issue 14: no document dropped, no file read.
+		{"separator Flux refuses (--- !!map)", base(clusterTypeDoc("a", nil, "rec", "ns", "cfg") + "--- !!map\n" + clusterTypeDoc("b", nil, "rec", "ns", "cfg")),
+			model.SummaryInvalidSeparator, model.SeverityError, "", "", "", 7, `line 11 is "--- !!map"`, nil},
+		{"object glued to the separator", base(clusterTypeDoc("a", nil, "rec", "ns", "cfg") + "---" + clusterTypeDoc("b", nil, "rec", "ns", "cfg")),
+			model.SummaryInvalidSeparator, model.SeverityError, "", "", "", 7, `move "apiVersion: scheduler.kalypso.io/v1alpha1" to the next line`, nil},
+		{"text after a document end marker", base(clusterTypeDoc("a", nil, "rec", "ns", "cfg") + "...\n" + clusterTypeDoc("b", nil, "rec", "ns", "cfg")),
+			model.SummaryHiddenDocuments, model.SeverityError, "", "", "", 7, "which a YAML decoder would drop", nil},
+		{"config schema $ref to a local file", base(configSchemaDoc("s", nil, `{"type": "object", "properties": {"A": {"$ref": "file:///etc/passwd"}}}`)),
+			"Invalid config schema", model.SeverityError, model.KindClusterType, "large", "", 0, `ConfigSchema s: schema does not compile`, nil},
+		{"deployment target configSchemas $ref to a URL", withWorkload(workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev", schemas: []string{`{"$ref": "https://example.invalid/s.json"}`}})),
+			"Invalid config schema", model.SeverityError, model.KindClusterType, "large", "", 0, `deployment target configSchemas[0]`, nil},
+		{"config schema $ref to a relative file", base(configSchemaDoc("s", nil, `{"$ref": "other.json#/definitions/x"}`)),
+			"Invalid config schema", model.SeverityError, model.KindClusterType, "large", "", 0, `is refused: a schema may only reference its own definitions`, nil},
 	}
 	// The app team controls its Workload file: its manifests.path asks for the provider's environment.
 	for i := range cases {
@@ -157,6 +173,93 @@ func TestHostileInputCatalogue_Render(t *testing.T) {
 				t.Errorf("the diagnostic holds the environment variable: %s", d.Detail)
 			}
 		})
+	}
+}
+
+// TestHostileInputCatalogue_RenderLimits is the template-limit part of the catalogue (issue 14): each
+// input would run for minutes or take gigabytes without the limits; here each stops at a limit of a
+// fraction of a second, with a diagnostic that names the template, the deployment target, the Workload,
+// the cluster type and the attribute to raise, and no tree.
+func TestHostileInputCatalogue_RenderLimits(t *testing.T) {
+	docs := func(rec string, workload string) []string {
+		if workload == "" {
+			workload = workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"})
+		}
+		return []string{clusterTypeDoc("large", nil, "rec", "ns", "cfg"), registrationDoc("app", "ws"), workload, policyDoc("p", "", "", ""),
+			templateDoc("rec", "reconciler", "", rec), simpleTemplates[1], simpleTemplates[2]}
+	}
+	hostilePath := strings.Replace(workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}), "path: ./t", `path: "{{ range 9000000000 }}{{ end }}"`, 1)
+	builtin := func(d []string) []string {
+		d[0] = clusterTypeDoc("large", nil, "arc-flux", "default", "configmap")
+		return d
+	}
+	lim := Options{TemplateTimeout: 300 * time.Millisecond, MaxTemplateOutput: 1 << 20}
+	cases := []struct {
+		name    string
+		docs    []string
+		opts    Options
+		summary string
+		field   string
+		detail  []string
+	}{
+		{"range over 9e9 with an empty body", docs("{{ range 9000000000 }}{{ end }}", ""), lim, SummaryRenderLimit, "spec.reconciler",
+			[]string{`Template "rec" (deployment target "app-t" of Workload "app" on cluster type "large") ran longer than 300ms`, "raise `template_timeout`"}},
+		{"range until 3e9", docs("{{ range until 3000000000 }}{{ end }}", ""), lim, SummaryRenderLimit, "spec.reconciler",
+			[]string{"until would build a value of about 48000000000 bytes", "raise `template_max_output_bytes` (a provider attribute; an option of provider::kalypso::environment_render) (now 1048576 bytes)", "manifests[0]"}},
+		{"repeat 1e8", docs(`{{ repeat 100000000 "x" }}`, ""), lim, SummaryRenderLimit, "spec.reconciler",
+			[]string{"repeat would build", `Template "rec"`}},
+		{"the Workload's manifests.path, with the built-in templates", builtin(docs("x", hostilePath)), lim, SummaryRenderLimit, "spec.reconciler",
+			[]string{`Template "arc-flux" (deployment target "app-t" of Workload "app" on cluster type "large"), in text it inserted and re-rendered (render 2`, "raise `template_timeout`"}},
+		{"a tree larger than the render budget", docs(`{{ repeat 1000 "x" }}`, ""), Options{MaxOutput: 500}, SummaryRenderLimit, "",
+			[]string{`grew past 500 bytes`, "raise `render_max_output_bytes`"}},
+		{"the whole render's deadline", docs("{{ range 9000000000 }}{{ end }}", ""), Options{Timeout: 300 * time.Millisecond}, SummaryRenderLimit, "",
+			[]string{`took longer than 300ms`, "raise `render_timeout`"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, diags := NewEngine().Render("dev", c.docs, c.opts)
+			if res != nil || len(diags) != 1 {
+				t.Fatalf("result %v, diagnostics %v", res, diags)
+			}
+			d := diags[0]
+			if d.Summary != c.summary || d.Field != c.field || d.Severity != model.SeverityError {
+				t.Errorf("diagnostic %+v", d)
+			}
+			for _, want := range c.detail {
+				if !strings.Contains(d.Detail, want) {
+					t.Errorf("detail %q lacks %q", d.Detail, want)
+				}
+			}
+		})
+	}
+	t.Run("Terraform's context canceled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		res, diags := NewEngine().Render("dev", docs("{{ range 9000000000 }}{{ end }}", ""), Options{Context: ctx})
+		if res != nil || len(diags) != 1 || diags[0].Summary != SummaryRenderCanceled {
+			t.Fatalf("result %v, diagnostics %v", res, diags)
+		}
+	})
+	t.Run("many targets stop at the first limit", func(t *testing.T) {
+		var targets []targetSpec
+		for i := 0; i < 200; i++ {
+			targets = append(targets, targetSpec{name: fmt.Sprintf("t%d", i), env: "dev"})
+		}
+		res, diags := NewEngine().Render("dev", docs("{{ range 9000000000 }}{{ end }}", workloadDoc("app", "", nil, targets...)), lim)
+		if res != nil || len(diags) != 1 || diags[0].Summary != SummaryRenderLimit {
+			t.Fatalf("result %v, diagnostics %v", res, diags)
+		}
+	})
+}
+
+// TestCRLFInputKeepsEveryDocument: a manifests string from a Windows editor keeps every document.
+func TestCRLFInputKeepsEveryDocument(t *testing.T) {
+	all := strings.Join([]string{clusterTypeDoc("large", nil, "rec", "ns", "cfg"), clusterTypeDoc("small", nil, "rec", "ns", "cfg"),
+		registrationDoc("app", "ws"), workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}), policyDoc("p", "", "", "")}, "--- # next\n")
+	docs := append([]string{strings.ReplaceAll(all, "\n", "\r\n")}, simpleTemplates...)
+	res, diags := NewEngine().Render("dev", docs, Options{})
+	if diags.HasError() || res == nil || len(res.Assignments) != 2 || res.Files["small/app-t/namespace.yaml"] != "namespace dev-small-app-t\n" {
+		t.Fatalf("diagnostics %v, result %+v", diags, res)
 	}
 }
 

@@ -550,19 +550,25 @@ func (j *assignmentJob) stopDiagnostic() (model.Diagnostic, bool) {
 	if j.stop != nil {
 		return *j.stop, true
 	}
+	if !j.cut.Load() {
+		return model.Diagnostic{}, false
+	}
 	if j.parent.Err() != nil {
-		return model.Diagnostic{Severity: model.SeverityError, Summary: "Render canceled", Source: model.NoSource,
+		return model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderCanceled, Source: model.NoSource,
 			Detail: fmt.Sprintf("the render of environment %q was canceled (Terraform was interrupted) before every assignment was rendered", j.environment)}, true
 	}
-	if j.ctx.Err() != nil {
+	{
 		return model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
-			Detail: fmt.Sprintf("the render of environment %q took longer than %s; raise the provider's %s if the fleet really needs longer", j.environment, j.timeout, AttrRenderTimeout)}, true
+			Detail: fmt.Sprintf("the render of environment %q took longer than %s; %s if the fleet really needs longer", j.environment, j.timeout, raise(AttrRenderTimeout))}, true
 	}
-	return model.Diagnostic{}, false
 }
 
-// SummaryRenderLimit is the summary of a render or template stopped by a limit.
-const SummaryRenderLimit = "Render limit exceeded"
+const (
+	// SummaryRenderLimit is the summary of a render or template stopped by a limit.
+	SummaryRenderLimit = "Render limit exceeded"
+	// SummaryRenderCanceled is the summary of a render that Terraform canceled.
+	SummaryRenderCanceled = "Render canceled"
+)
 
 // stopWith records the first diagnostic that stops the whole render and stops the other workers.
 func (j *assignmentJob) stopWith(d model.Diagnostic) {
@@ -572,6 +578,11 @@ func (j *assignmentJob) stopWith(d model.Diagnostic) {
 	}
 	j.stopMu.Unlock()
 	j.cancel()
+}
+
+// raise says where a limit is set.
+func raise(attr string) string {
+	return fmt.Sprintf("raise `%s` (a provider attribute; an option of provider::kalypso::environment_render)", attr)
 }
 
 // limitDiagnostic turns a template's limit error into a diagnostic naming the template, the deployment
@@ -584,14 +595,16 @@ func (j *assignmentJob) limitDiagnostic(le *templating.LimitError, base model.Di
 	}
 	switch le.Kind {
 	case templating.LimitCanceled:
+		j.cut.Store(true)
 		return model.Diagnostic{}, false // canceled by Terraform or by another template's limit: reported once
 	case templating.LimitDeadline:
-		if j.ctx.Err() != nil && j.parent.Err() == nil {
+		if d, ok := j.ctx.Deadline(); ok && !time.Now().Before(d) {
+			j.cut.Store(true)
 			return model.Diagnostic{}, false // the whole render's deadline: reported once
 		}
-		base.Detail = fmt.Sprintf("%s ran longer than %s: %s. Fix the template or value; if it really needs longer, raise the provider's %s", what, j.tmplTimeout, le.Detail, AttrTemplateTimeout)
+		base.Detail = fmt.Sprintf("%s ran longer than %s: %s. Fix the template or value; if it really needs longer, %s", what, j.tmplTimeout, le.Detail, raise(AttrTemplateTimeout))
 	default:
-		base.Detail = fmt.Sprintf("%s: %s. Fix the template or value; if it really needs more, raise the provider's %s (now %d bytes)", what, le.Detail, AttrMaxTemplateOutput, j.tmplMax)
+		base.Detail = fmt.Sprintf("%s: %s. Fix the template or value; if it really needs more, %s (now %d bytes)", what, le.Detail, raise(AttrMaxTemplateOutput), j.tmplMax)
 	}
 	base.Summary = SummaryRenderLimit
 	return base, true
@@ -615,12 +628,14 @@ type assignmentJob struct {
 	tmplMax     int
 	maxOutput   int64
 	written     atomic.Int64
+	cut         atomic.Bool // an assignment was skipped or stopped because the render was canceled or timed out
 	stopMu      sync.Mutex
 	stop        *model.Diagnostic
 }
 
 func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 	if j.ctx.Err() != nil {
+		j.cut.Store(true)
 		return r // stopDiagnostic reports why
 	}
 	ct := j.clusterTypes[a.ClusterType]
@@ -708,8 +723,8 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 		content := strings.Join(out, "---\n")
 		if total := j.written.Add(int64(len(content))); total > j.maxOutput {
 			j.stopWith(model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
-				Detail: fmt.Sprintf("the rendered tree of environment %q grew past %d bytes (at %s/%s); raise the provider's %s if the fleet really is that large",
-					j.environment, j.maxOutput, a.Path, use.file, AttrMaxOutput)})
+				Detail: fmt.Sprintf("the rendered tree of environment %q grew past %d bytes (at %s/%s); %s if the fleet really is that large",
+					j.environment, j.maxOutput, a.Path, use.file, raise(AttrMaxOutput))})
 			return r
 		}
 		file := use.file
