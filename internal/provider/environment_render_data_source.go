@@ -46,6 +46,7 @@ type EnvironmentRenderModel struct {
 	ClusterTypes types.List   `tfsdk:"cluster_types"`
 	Promoted     types.String `tfsdk:"promoted_commit_id"`
 	ContentHash  types.String `tfsdk:"content_hash"`
+	Warnings     types.List   `tfsdk:"warnings"`
 }
 
 func (d *EnvironmentRenderDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -114,6 +115,13 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 				Computed:            true,
 				MarkdownDescription: "`spec.commit` of the BaseRepo named `main`, or empty. Pass it to `kalypso_gitops_commit.promoted_commit_id`.",
 			},
+			"warnings": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Every warning of the render, one line each, naming the object: unscheduled deployment targets, " +
+					"scheduling policies that select nothing, an environment with no deployment targets while other environments have some " +
+					"(a mistyped `environment`), templates that render invalid YAML, and the other warnings the data source also reports " +
+					"as plan warnings. Empty when there is nothing to say; `check` blocks can assert `length(...warnings) == 0`.",
+			},
 			"content_hash": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "SHA-256 over the sorted paths of `files`, each followed by the SHA-256 of its content. Changes exactly when a path or a content changes.",
@@ -165,9 +173,9 @@ func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.R
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		out = toRenderOutputs(res)
+		out = toRenderOutputs(res, diags)
 	}
 	data.Assignments, data.Files, data.Unscheduled = out.Assignments, out.Files, out.Unscheduled
-	data.ClusterTypes, data.Promoted, data.ContentHash = out.ClusterTypes, out.Promoted, out.ContentHash
+	data.ClusterTypes, data.Promoted, data.ContentHash, data.Warnings = out.ClusterTypes, out.Promoted, out.ContentHash, out.Warnings
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }

@@ -81,7 +81,7 @@ func policySelectorAttributes(what string) map[string]schema.Attribute {
 					"operator": schema.StringAttribute{
 						MarkdownDescription: "One of `" + strings.Join(validators.Operators, "`, `") + "`.",
 						Required:            true,
-						Validators:          []validator.String{stringvalidator.OneOf(validators.Operators...)},
+						Validators:          []validator.String{validators.Located(stringvalidator.OneOf(validators.Operators...))},
 					},
 					"values": schema.ListAttribute{
 						MarkdownDescription: "Values for `In` and `NotIn` (at least one); must be absent or empty for `Exists` and `DoesNotExist`.",

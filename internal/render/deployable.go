@@ -42,16 +42,17 @@ func checkEnvironment(environment string) model.Diagnostics {
 
 // deployability checks what the assignment's templates will write. It returns nothing for values that
 // no template of the assignment writes into a validated field.
-func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *model.ClusterType, config map[string]interface{}) model.Diagnostics {
-	var ds model.Diagnostics
+func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *model.ClusterType, config map[string]interface{}) []assignmentDiag {
+	var ds []assignmentDiag
 	src := j.set.Source(model.KindClusterType, ct.Metadata.Name)
 	builtin := func(use string) bool {
 		tmpl, ok := j.templates[use]
 		return ok && tmpl == builtinTemplates[use]
 	}
 	add := func(sev model.Severity, summary, field, detail string) {
-		ds = append(ds, model.Diagnostic{Severity: sev, Summary: summary, Source: src, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
-			Detail: fmt.Sprintf("deployment target %q (Workload %q) on cluster type %q: %s", t.Name, t.Workload, ct.Metadata.Name, detail)})
+		// mergeAssignmentDiags names the deployment target and cluster type.
+		ds = append(ds, assignmentDiag{target: t.Name, diag: model.Diagnostic{Severity: sev, Summary: summary, Source: src, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
+			Detail: detail}})
 	}
 	severity := func(isBuiltin bool) model.Severity {
 		if isBuiltin {

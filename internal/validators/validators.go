@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -21,6 +22,34 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 )
+
+// AddError reports an attribute error where Terraform can show it. Terraform finds the source of a
+// diagnostic by looking the path's last attribute name up among the resource's top-level arguments
+// (it descends only into blocks, and every attribute here is an argument), so an error at
+// `workload.deployment_targets[1].name` would be shown on the resource's own `name` line, and one at
+// `cluster_type_selector.match_expressions[0].operator` on the resource's first line. A nested path is
+// therefore reported on its top-level argument, whose expression contains the value at fault, and the
+// detail names the full path. Top-level paths, with a map key or list index, are kept: Terraform
+// shows exactly that element.
+func AddError(diags *diag.Diagnostics, p path.Path, summary, detail string) {
+	steps := p.Steps()
+	nested := 0
+	for _, s := range steps {
+		if _, ok := s.(path.PathStepAttributeName); ok {
+			nested++
+		}
+	}
+	if nested <= 1 {
+		diags.AddAttributeError(p, summary, detail)
+		return
+	}
+	top, ok := steps[0].(path.PathStepAttributeName)
+	if !ok {
+		diags.AddAttributeError(p, summary, detail)
+		return
+	}
+	diags.AddAttributeError(path.Root(string(top)), summary, fmt.Sprintf("%s: %s", p, detail))
+}
 
 // Selector operators, as Kubernetes spells them.
 const (
@@ -49,19 +78,9 @@ func (dnsName) ValidateString(_ context.Context, req validator.StringRequest, re
 	}
 	value := req.ConfigValue.ValueString()
 	if msgs := validation.IsDNS1123Subdomain(value); len(msgs) > 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Kubernetes name",
-			fmt.Sprintf("%q is not a valid name%s: %s. Use lower-case letters, digits, '-' and '.', for example \"my-cluster-type\".", value, nestedPath(req.Path), strings.Join(msgs, "; ")))
+		AddError(&resp.Diagnostics, req.Path, "Invalid Kubernetes name",
+			fmt.Sprintf("%q is not a valid name: %s. Use lower-case letters, digits, '-' and '.', for example \"my-cluster-type\".", value, strings.Join(msgs, "; ")))
 	}
-}
-
-// nestedPath names an attribute inside an object or list in the detail: Terraform before 1.12 points
-// such a diagnostic at a top-level attribute of the same name (a deployment target's `name` at the
-// registration's `name`), so the text must say which one.
-func nestedPath(p path.Path) string {
-	if len(p.Steps()) <= 1 {
-		return ""
-	}
-	return " for " + p.String()
 }
 
 // LabelMap checks every key of a label map with Kubernetes' qualified-name rule and every value with
@@ -88,14 +107,14 @@ func (labelMap) ValidateMap(_ context.Context, req validator.MapRequest, resp *v
 	for _, k := range keys {
 		p := req.Path.AtMapKey(k)
 		for _, msg := range validation.IsQualifiedName(k) {
-			resp.Diagnostics.AddAttributeError(p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
+			AddError(&resp.Diagnostics, p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
 		}
 		s, ok := elems[k].(types.String)
 		if !ok || s.IsNull() || s.IsUnknown() {
 			continue
 		}
 		for _, msg := range validation.IsValidLabelValue(s.ValueString()) {
-			resp.Diagnostics.AddAttributeError(p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
+			AddError(&resp.Diagnostics, p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
 		}
 	}
 }
@@ -115,7 +134,7 @@ func (labelKey) ValidateString(_ context.Context, req validator.StringRequest, r
 		return
 	}
 	for _, msg := range validation.IsQualifiedName(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
+		AddError(&resp.Diagnostics, req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
 	}
 }
 
@@ -134,7 +153,7 @@ func (labelValue) ValidateString(_ context.Context, req validator.StringRequest,
 		return
 	}
 	for _, msg := range validation.IsValidLabelValue(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
+		AddError(&resp.Diagnostics, req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
 	}
 }
 
@@ -173,12 +192,12 @@ func (selectorRequirement) ValidateObject(_ context.Context, req validator.Objec
 	switch op.ValueString() {
 	case OperatorIn, OperatorNotIn:
 		if n == 0 {
-			resp.Diagnostics.AddAttributeError(p, "Selector operator needs values",
+			AddError(&resp.Diagnostics, p, "Selector operator needs values",
 				fmt.Sprintf("the requirement on key %q uses operator %s, which needs at least one value; set values = [...] or use Exists/DoesNotExist.", key, op.ValueString()))
 		}
 	case OperatorExists, OperatorDoesNotExist:
 		if n > 0 {
-			resp.Diagnostics.AddAttributeError(p, "Selector operator takes no values",
+			AddError(&resp.Diagnostics, p, "Selector operator takes no values",
 				fmt.Sprintf("the requirement on key %q uses operator %s, which must not have values; remove values or use In/NotIn.", key, op.ValueString()))
 		}
 	}
@@ -217,7 +236,7 @@ func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest,
 		return
 	}
 	if _, err := platformconfig.CompileSchema(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON Schema",
+		AddError(&resp.Diagnostics, req.Path, "Invalid JSON Schema",
 			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
 	}
 }
@@ -254,7 +273,7 @@ func (noNullElements) ValidateMap(_ context.Context, req validator.MapRequest, r
 	sort.Strings(keys)
 	for _, k := range keys {
 		if elems[k].IsNull() {
-			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(k), nullElementSummary,
+			AddError(&resp.Diagnostics, req.Path.AtMapKey(k), nullElementSummary,
 				fmt.Sprintf("%s[%q] is null. Give the key a value (\"\" for an empty string) or remove it; a conditional entry can be written with a for expression that filters out nulls.", req.Path, k))
 		}
 	}
@@ -266,7 +285,7 @@ func (noNullElements) ValidateList(_ context.Context, req validator.ListRequest,
 	}
 	for i, e := range req.ConfigValue.Elements() {
 		if e.IsNull() {
-			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i), nullElementSummary,
+			AddError(&resp.Diagnostics, req.Path.AtListIndex(i), nullElementSummary,
 				fmt.Sprintf("%s[%d] is null. Remove the element or give it a value; compact() removes nulls and empty strings from a list.", req.Path, i))
 		}
 	}
@@ -278,7 +297,7 @@ func (noNullElements) ValidateSet(_ context.Context, req validator.SetRequest, r
 	}
 	for _, e := range req.ConfigValue.Elements() {
 		if e.IsNull() {
-			resp.Diagnostics.AddAttributeError(req.Path.AtSetValue(e), nullElementSummary,
+			AddError(&resp.Diagnostics, req.Path.AtSetValue(e), nullElementSummary,
 				fmt.Sprintf("%s holds a null element. Remove it or give it a value.", req.Path))
 		}
 	}
@@ -356,4 +375,27 @@ func CheckPEMCertificates(text string) error {
 		return fmt.Errorf("text after certificate %d is not a PEM block; remove it", n)
 	}
 	return nil
+}
+// Located wraps a string validator (for example one of terraform-plugin-framework-validators) so that
+// its errors on a nested attribute are reported where Terraform can show them; see AddError.
+func Located(v validator.String) validator.String { return located{v} }
+
+type located struct{ inner validator.String }
+
+func (l located) Description(ctx context.Context) string { return l.inner.Description(ctx) }
+func (l located) MarkdownDescription(ctx context.Context) string {
+	return l.inner.MarkdownDescription(ctx)
+}
+
+func (l located) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	var inner validator.StringResponse
+	l.inner.ValidateString(ctx, req, &inner)
+	for _, d := range inner.Diagnostics {
+		withPath, ok := d.(diag.DiagnosticWithPath)
+		if !ok || d.Severity() != diag.SeverityError {
+			resp.Diagnostics.Append(d)
+			continue
+		}
+		AddError(&resp.Diagnostics, withPath.Path(), d.Summary(), d.Detail())
+	}
 }

@@ -133,7 +133,36 @@ func TestSelectorRequirement(t *testing.T) {
 	} {
 		resp := &validator.ObjectResponse{}
 		SelectorRequirement().ValidateObject(context.Background(), validator.ObjectRequest{Path: p, ConfigValue: c.value}, resp)
-		expectOne(t, resp.Diagnostics, p.AtName("values"), c.summary)
+		// Reported on the top-level argument, which Terraform can show; the detail names the nested path.
+		expectOne(t, resp.Diagnostics, path.Root("cluster_type_selector"), c.summary)
+		if c.summary != "" && !strings.HasPrefix(resp.Diagnostics[0].Detail(), "cluster_type_selector.match_expressions[0].values: ") {
+			t.Errorf("detail = %q", resp.Diagnostics[0].Detail())
+		}
+	}
+}
+
+// TestAddErrorLocatesNestedPaths: Terraform looks the last attribute name of a path up among the
+// top-level arguments, so nested paths are reported on their top-level argument.
+func TestAddErrorLocatesNestedPaths(t *testing.T) {
+	for _, c := range []struct{ in, want path.Path }{
+		{path.Root("name"), path.Root("name")},
+		{path.Root("labels").AtMapKey("a"), path.Root("labels").AtMapKey("a")},
+		{path.Root("workload").AtName("deployment_targets").AtListIndex(1).AtName("name"), path.Root("workload")},
+		{path.Root("source").AtName("repo"), path.Root("source")},
+	} {
+		var diags diag.Diagnostics
+		AddError(&diags, c.in, "S", "D")
+		got := diags[0].(diag.DiagnosticWithPath)
+		if !got.Path().Equal(c.want) {
+			t.Errorf("%s reported at %s, want %s", c.in, got.Path(), c.want)
+		}
+		wantDetail := "D"
+		if !c.in.Equal(c.want) {
+			wantDetail = c.in.String() + ": D"
+		}
+		if got.Detail() != wantDetail {
+			t.Errorf("%s: detail %q, want %q", c.in, got.Detail(), wantDetail)
+		}
 	}
 }
 
