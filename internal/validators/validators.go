@@ -376,6 +376,7 @@ func CheckPEMCertificates(text string) error {
 	}
 	return nil
 }
+
 // Located wraps a string validator (for example one of terraform-plugin-framework-validators) so that
 // its errors on a nested attribute are reported where Terraform can show them; see AddError.
 func Located(v validator.String) validator.String { return located{v} }
