@@ -151,6 +151,12 @@ func isBlankDocument(text string) bool {
 		return err == nil && n == 0
 	}
 	for _, ln := range strings.Split(text, "\n") {
+		if strings.HasPrefix(ln, "...") {
+			// A document end marker holds nothing.
+			if r := strings.Trim(ln[3:], " \t"); r == "" || r[0] == '#' {
+				continue
+			}
+		}
 		t := strings.Trim(ln, " \t")
 		if t != "" && !strings.HasPrefix(t, "#") {
 			return false
