@@ -151,9 +151,10 @@ func isBlankDocument(text string) bool {
 		return err == nil && n == 0
 	}
 	for _, ln := range strings.Split(text, "\n") {
-		if strings.HasPrefix(ln, "...") {
-			// A document end marker holds nothing.
-			if r := strings.Trim(ln[3:], " \t"); r == "" || r[0] == '#' {
+		if rest, ok := strings.CutPrefix(ln, "..."); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			// A document end marker (followed by nothing, whitespace or a comment) holds nothing;
+			// `...#` or `...x` is text.
+			if r := strings.Trim(rest, " \t"); r == "" || r[0] == '#' {
 				continue
 			}
 		}
