@@ -281,9 +281,6 @@ func ReadFiles(ctx context.Context, files map[string][]byte, sub string, opts Op
 	return res, diags
 }
 
-// Names lists the names of the objects of one kind that were read (and resolved), sorted.
-func (r *Result) Names(kind string) []string { return r.Set.Names(kind) }
-
 func summarise(res *Result, set *model.Set) {
 	res.BaseRepoCommit = set.PromotedCommit()
 	if len(set.GitOpsRepos) > 0 {

@@ -96,15 +96,6 @@ func (s *Set) Names(kind string) []string {
 	return nil
 }
 
-// Objects lists every object of the set, kind by kind in the order of Kinds.
-func (s *Set) Objects() []Object {
-	var out []Object
-	for _, k := range kindTable {
-		out = append(out, k.objects(s)...)
-	}
-	return out
-}
-
 // PromotedCommit is spec.commit of the BaseRepo named `main`, or "".
 func (s *Set) PromotedCommit() string {
 	for _, b := range s.BaseRepos {
