@@ -59,13 +59,14 @@ for stage in 1 2 3 4 5; do
   echo
   echo "================ stage $stage: ${titles[$stage]} ================"
   terraform plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage="$stage" -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
-  grep -E "^  # |^Plan:|^No changes" plan.txt || true
+  grep -E "^  # |^Plan:|^No changes|^Warning: " plan.txt | grep -v "development overrides" || true
   if [ "$stage" = 4 ]; then
     # The plan shows the change set against the branch: here one file of Stage, as a unified diff.
     echo "-- the planned change of kalypso_gitops_commit.stage[0]:"
     sed -n '/kalypso_gitops_commit.stage\[0\] will be updated/,/^    }$/p' plan.txt | sed -n '/~ changes *=/,/changes_summary/p'
   fi
   cp plan.txt "$demo/plan-stage-$stage.txt"
+  echo "-- full plan: .demo/plan-stage-$stage.txt"
   terraform apply -input=false -no-color -auto-approve tfplan >apply.txt 2>&1 || { cat apply.txt; exit 1; }
   grep -E '^Apply complete' apply.txt
   echo "-- dev assignments:   $(terraform output -json dev_assignments)"

@@ -27,4 +27,13 @@ else
     exit 1
   fi
 fi
+# Every page README.md links to exists.
+missing=0
+for page in $(grep -o '](docs/[^)#]*' README.md | sed 's/^](//' | sort -u); do
+  if [ ! -f "$page" ]; then
+    echo "README.md links to $page, which does not exist" >&2
+    missing=1
+  fi
+done
+[ "$missing" -eq 0 ] || exit 1
 echo "docs/ is up to date"

@@ -75,5 +75,6 @@ resource "kalypso_gitops_commit" "dev" {
     environment = "dev"
     manifests   = local.dev_manifests
   }
-  commit_message = "Kalypso: schedule dev"
+  # A message per tree: it changes exactly when the tree does, so a no-op plan stays a no-op.
+  commit_message = "Kalypso: schedule dev, ${length(local.dev.assignments)} assignment(s), tree ${substr(local.dev.content_hash, 0, 12)}"
 }

@@ -77,5 +77,5 @@ resource "kalypso_gitops_commit" "stage" {
     manifests   = local.stage_manifests
   }
   promoted_commit_id = var.control_plane_commit
-  commit_message     = "Kalypso: promote ${var.control_plane_commit} to stage"
+  commit_message     = "Kalypso: promote ${substr(var.control_plane_commit, 0, 12)} to stage, ${length(local.stage.assignments)} assignment(s), tree ${substr(local.stage.content_hash, 0, 12)}"
 }

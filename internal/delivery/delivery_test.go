@@ -5,6 +5,7 @@ package delivery
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,5 +292,59 @@ func TestValidatePullRequestURL(t *testing.T) {
 		if err := ValidatePullRequestURL(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestID_RoundTrip(t *testing.T) {
+	cases := []struct{ id, url, path, branch string }{
+		{"https://github.com/org/fleet.git//clusters?ref=main", "https://github.com/org/fleet.git", "clusters", "main"},
+		{"https://github.com/org/fleet.git//.?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
+		{"https://github.com/org/fleet.git?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
+		{"file:///tmp/fleet.git//a/b?ref=feature/x", "file:///tmp/fleet.git", "a/b", "feature/x"},
+		{"git@github.com:org/fleet.git//gitops?ref=main", "git@github.com:org/fleet.git", "gitops", "main"},
+	}
+	for _, c := range cases {
+		u, p, b, err := ParseID(c.id)
+		if err != nil || u != c.url || p != c.path || b != c.branch {
+			t.Errorf("parse(%q) = %q %q %q %v", c.id, u, p, b, err)
+			continue
+		}
+		if c.path != "." || strings.Contains(c.id, "//.") {
+			if got := ID(u, p, b); got != c.id {
+				t.Errorf("render = %q, want %q", got, c.id)
+			}
+		}
+	}
+	for _, bad := range []string{"https://github.com/org/fleet.git//clusters", "https://x:y@github.com/o/r.git?ref=main", "file:///r.git//../x?ref=main", "?ref=main"} {
+		if _, _, _, err := ParseID(bad); err == nil {
+			t.Errorf("parse(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCheckFileNames(t *testing.T) {
+	got := CheckFileNames([]string{"large", "large-x/a.yaml", "large/README.md", ".hidden", "a/../../x", "ok/a.yaml"})
+	want := []FileProblem{
+		{Name: ".hidden", Summary: "Dot-entry at the root of path"},
+		{Name: "a/../../x", Summary: "Invalid file name"},
+		{Name: "large", Summary: "File and directory of the same name"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Summary != want[i].Summary {
+			t.Errorf("problem %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestErrorHint_PermissionIsNotTheNetwork(t *testing.T) {
+	hint, _ := ErrorHint(fmt.Errorf("open /srv/fleet.git/objects: %w", os.ErrPermission))
+	if strings.Contains(hint, "network") || !strings.Contains(hint, "permissions") {
+		t.Errorf("hint %q", hint)
+	}
+	if hint, attr := ErrorHint(errors.New("dial tcp: connection refused")); !strings.Contains(hint, "network") || attr != "" {
+		t.Errorf("hint %q attr %q", hint, attr)
 	}
 }

@@ -121,3 +121,32 @@ func (ds Diagnostics) Warnings() Diagnostics {
 	}
 	return out
 }
+
+// Message is a diagnostic as one line of text for a user: the summary, the object and field it is
+// about, and the detail. It is what the render's `warnings` output lists.
+func (d Diagnostic) Message() string {
+	msg := d.Summary
+	if d.Kind != "" || d.Name != "" {
+		msg += fmt.Sprintf(" (%s %q", d.Kind, d.Name)
+		if d.Field != "" {
+			msg += ", field " + d.Field
+		}
+		msg += ")"
+	}
+	if d.Detail != "" {
+		msg += ": " + d.Detail
+	}
+	return msg
+}
+
+// WarningMessages returns the Message of every warning, in order. Never nil, so that it converts to an
+// empty list rather than a null one.
+func (ds Diagnostics) WarningMessages() []string {
+	out := []string{}
+	for _, d := range ds {
+		if d.Severity == SeverityWarning {
+			out = append(out, d.Message())
+		}
+	}
+	return out
+}

@@ -39,7 +39,7 @@ func BenchmarkRenderResultEncoding(b *testing.B) {
 			b.ResetTimer()
 			var bytes int
 			for i := 0; i < b.N; i++ {
-				obj, d := types.ObjectValue(renderOutputAttrTypes, toRenderOutputs(res).attributes())
+				obj, d := types.ObjectValue(renderOutputAttrTypes, toRenderOutputs(res, nil).attributes())
 				if d.HasError() {
 					b.Fatal(d)
 				}

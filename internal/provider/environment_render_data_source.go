@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -45,6 +46,7 @@ type EnvironmentRenderModel struct {
 	ClusterTypes types.List   `tfsdk:"cluster_types"`
 	Promoted     types.String `tfsdk:"promoted_commit_id"`
 	ContentHash  types.String `tfsdk:"content_hash"`
+	Warnings     types.List   `tfsdk:"warnings"`
 }
 
 func (d *EnvironmentRenderDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -65,6 +67,7 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 			"manifests": schema.ListAttribute{
 				Required:    true,
 				ElementType: types.StringType,
+				Validators:  []validator.List{validators.NoNullElements()},
 				MarkdownDescription: "Kalypso YAML: each string holds one or more `---`-separated documents of any Kalypso kind " +
 					"(ClusterType, SchedulingPolicy, Workload, WorkloadRegistration, Template, ConfigSchema, BaseRepo, GitOpsRepo, Environment) or v1 ConfigMap. " +
 					"Resource `manifest`s, `kalypso_control_plane` output and `file()` calls mix freely.",
@@ -77,6 +80,7 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 			},
 			"only_cluster_types": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
+				Validators: []validator.List{validators.NoNullElements()},
 				MarkdownDescription: "Narrows `assignments`, `files` and `content_hash` to the folders of these cluster types; " +
 					"`cluster_types` still lists every cluster type of the environment. At tens of thousands of assignments, use it " +
 					"with `for_each` over the cluster types to deliver one `kalypso_gitops_commit` per cluster type: the provider " +
@@ -110,6 +114,13 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 			"promoted_commit_id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`spec.commit` of the BaseRepo named `main`, or empty. Pass it to `kalypso_gitops_commit.promoted_commit_id`.",
+			},
+			"warnings": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Every warning of the render, one line each, naming the object: unscheduled deployment targets, " +
+					"scheduling policies that select nothing, an environment with no deployment targets while other environments have some " +
+					"(a mistyped `environment`), templates that render invalid YAML, and the other warnings the data source also reports " +
+					"as plan warnings. Empty when there is nothing to say; `check` blocks can assert `length(...warnings) == 0`.",
 			},
 			"content_hash": schema.StringAttribute{
 				Computed:            true,
@@ -162,9 +173,9 @@ func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.R
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		out = toRenderOutputs(res)
+		out = toRenderOutputs(res, diags)
 	}
 	data.Assignments, data.Files, data.Unscheduled = out.Assignments, out.Files, out.Unscheduled
-	data.ClusterTypes, data.Promoted, data.ContentHash = out.ClusterTypes, out.Promoted, out.ContentHash
+	data.ClusterTypes, data.Promoted, data.ContentHash, data.Warnings = out.ClusterTypes, out.Promoted, out.ContentHash, out.Warnings
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }

@@ -36,7 +36,9 @@ func (f *EnvironmentRenderFunction) Definition(_ context.Context, _ function.Def
 		Summary: "Schedule an environment and render its GitOps tree",
 		MarkdownDescription: "Runs the Kalypso scheduler on `manifests` for one environment and returns the same object as the " +
 			"`kalypso_environment_render` data source: `assignments`, `files`, `unscheduled_deployment_targets`, `cluster_types`, " +
-			"`promoted_commit_id` and `content_hash`. Use the function when the manifests come from `kalypso_*` resources that change " +
+			"`promoted_commit_id`, `content_hash` and `warnings`. A function cannot emit warnings, so the render's warnings " +
+			"(unscheduled deployment targets, policies that select nothing, an environment without deployment targets, templates " +
+			"that render invalid YAML, ...) are returned in `warnings`; assert `length(...warnings) == 0` in a `check` block to see them in the plan. Use the function when the manifests come from `kalypso_*` resources that change " +
 			"in the same plan: Terraform defers a data source that depends on pending changes to apply time, but evaluates a function " +
 			"during plan. Config-schema violations are always errors here; use the data source for `config_validation = \"warn\"`.",
 		Parameters: []function.Parameter{
@@ -93,7 +95,7 @@ func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunReq
 		resp.Error = function.NewArgumentFuncError(2, err.Error())
 		return
 	}
-	out := toRenderOutputs(res)
+	out := toRenderOutputs(res, diags)
 	obj, d := types.ObjectValue(renderOutputAttrTypes, out.attributes())
 	if d.HasError() {
 		resp.Error = function.FuncErrorFromDiags(ctx, d)
@@ -109,7 +111,7 @@ func renderFuncError(errs model.Diagnostics) *function.FuncError {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		b.WriteString(d.Summary)
+		b.WriteString(diagnosticSummary(d))
 		b.WriteString(": ")
 		b.WriteString(describeDiagnostic(d))
 	}

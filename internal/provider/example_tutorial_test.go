@@ -35,6 +35,8 @@ type terraformCLI struct {
 	t        *testing.T
 	dir      string
 	reattach string
+	// lastPlan is the output of the last plan, with its warnings.
+	lastPlan string
 }
 
 func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
@@ -166,7 +168,7 @@ func deliveredTree(t *testing.T, repo, branch string) map[string]string {
 
 func (c *terraformCLI) plan(varFile string, stage int) *plannedChanges {
 	c.t.Helper()
-	c.mustRun("plan", "-input=false", "-no-color", "-var-file="+varFile, "-var", "stage="+string(rune('0'+stage)), "-out=tfplan")
+	c.lastPlan = c.mustRun("plan", "-input=false", "-no-color", "-var-file="+varFile, "-var", "stage="+string(rune('0'+stage)), "-out=tfplan")
 	var p plannedChanges
 	if err := json.Unmarshal([]byte(c.mustRun("show", "-json", "tfplan")), &p); err != nil {
 		c.t.Fatalf("reading the plan: %v", err)
@@ -222,6 +224,10 @@ func TestAccExampleTutorial_fiveStages(t *testing.T) {
 	p := tf.plan(varFile, 1)
 	if got := p.OutputChanges["dev_unscheduled"].After; !jsonEqual(got, []any{"hello-world-app-functional-test", "hello-world-app-performance-test"}) {
 		t.Errorf("stage 1: dev_unscheduled = %v", got)
+	}
+	// The engine's warnings are plan warnings of the render-mode resource (the function cannot emit any).
+	if !regexp.MustCompile(`(?s)Warning: Unscheduled deployment targets.*with kalypso_gitops_commit.dev`).MatchString(tf.lastPlan) {
+		t.Errorf("stage 1: the plan does not warn about the unscheduled deployment targets on kalypso_gitops_commit.dev:\n%s", tf.lastPlan)
 	}
 	reconciler := "large/observability-prometheus/reconciler.yaml"
 	if got := p.changes(t, "kalypso_gitops_commit.dev")[reconciler]; got.Action != "create" || got.Diff != devExpected.Expected[reconciler] {

@@ -7,11 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -239,7 +236,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"changes": schema.MapNestedAttribute{
 				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +
 					"`delete`) and `diff` (a unified diff for an update, the content for a create, both cut with a note past 16 KiB; empty for a delete). " +
-					"Only changed files appear, at most `max_changes`. In the state it is the change set of the last apply; a plan that finds nothing to change keeps it.",
+					"Only changed files appear, at most `max_changes`. After an apply the state holds the applied change set until the next refresh, " +
+					"which empties it (so the first `terraform plan -refresh-only` after an apply reports that update).",
 				Computed: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"action": schema.StringAttribute{Computed: true, MarkdownDescription: "`create`, `update` or `delete`."},
@@ -351,34 +349,14 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
 		names := make([]string, 0, len(cfg.Files.Elements()))
 		for name, v := range cfg.Files.Elements() {
-			at := path.Root("files").AtMapKey(name)
+			names = append(names, name)
 			if v.IsNull() {
-				resp.Diagnostics.AddAttributeError(at, "Null file content",
+				resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(name), "Null file content",
 					fmt.Sprintf("kalypso_gitops_commit: file %q has null content. Give it content (\"\" for an empty file) or remove it from files.", name))
 			}
-			if err := gitrepo.ValidateFileName(name); err != nil {
-				resp.Diagnostics.AddAttributeError(at, "Invalid file name",
-					fmt.Sprintf("kalypso_gitops_commit: %s. File names are relative to path and use forward slashes.", err))
-				continue
-			}
-			if strings.HasPrefix(name, ".") {
-				resp.Diagnostics.AddAttributeError(at, "Dot-entry at the root of path",
-					fmt.Sprintf("kalypso_gitops_commit: %q starts with a dot. Dot-entries at the root of path are never managed, so that "+
-						"repository metadata such as .github or .sops.yaml is safe; move the file into a sub-directory or write it outside this resource.", name))
-				continue
-			}
-			names = append(names, name)
 		}
-		sort.Strings(names)
-		for i := 1; i < len(names); i++ {
-			// Sorted, a directory's files follow its name directly or after siblings such as "large-x".
-			for j := i - 1; j >= 0 && strings.HasPrefix(names[i], strings.SplitN(names[j], "/", 2)[0]); j-- {
-				if strings.HasPrefix(names[i], names[j]+"/") {
-					resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(names[j]), "File and directory of the same name",
-						fmt.Sprintf("kalypso_gitops_commit: %q is a file, but %q needs a directory of that name. Rename one of them.", names[j], names[i]))
-					break
-				}
-			}
+		for _, p := range delivery.CheckFileNames(names) {
+			resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(p.Name), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 		}
 	}
 }
@@ -402,7 +380,7 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		if diags.HasError() || !known || !gitopsKnown(rm.Environment) || rm.ConfigValidation.IsUnknown() {
 			return desired{}
 		}
-		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, render.Options{ConfigValidation: rm.ConfigValidation.ValueString()}, nil)
+		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString()), nil)
 		diags.Append(engineDiagnostics(engineDiags, path.Root("render").AtName("manifests"))...)
 		if diags.HasError() {
 			return desired{}
@@ -464,7 +442,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
-		plan.ID = types.StringValue(gitopsCommitID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
+		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
 	}
 	prMode := !plan.PullRequest.IsNull()
 	if !prMode && !plan.PullRequest.IsUnknown() {
@@ -507,65 +485,32 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		plan.PromotedCommitID.IsUnknown() || plan.PullRequest.IsUnknown() || plan.MaxChanges.IsUnknown() || plan.MaxDeletePercent.IsUnknown() || plan.CreateBranch.IsUnknown() {
 		return unknown()
 	}
-	priorPromoted := state != nil && !state.PromotedCommitID.IsNull()
-	want := deliveryDesired(plan, d.files, priorPromoted)
-	readBranch := plan.Branch.ValueString()
-	if state != nil && !plan.PullRequest.IsNull() && state.PullRequestState.ValueString() == githubpr.StateOpen {
-		readBranch = r.headBranch(ctx, plan) // the open proposal is what the plan changes
+	req := delivery.PlanRequest{
+		RepoURL: plan.RepositoryURL.ValueString(), Branch: plan.Branch.ValueString(), CreateBranch: plan.CreateBranch.ValueBool(),
+		PullRequest: !plan.PullRequest.IsNull(), Desired: deliveryDesired(plan, d.files, state != nil && !state.PromotedCommitID.IsNull()),
+		MaxChanges: int(plan.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
 	}
-	client := r.client(plan)
-	ins, err := client.Inspect(ctx, gitrepo.InspectRequest{
-		RepoURL: plan.RepositoryURL.ValueString(), Branch: readBranch, Path: want.Path,
-		RootFiles: []string{promotedCommitFile, delivery.MarkerPath(want.Path)}, Marker: delivery.OwnerMarker,
-	})
-	if err == nil && !ins.BranchExists && readBranch != plan.Branch.ValueString() {
-		readBranch = plan.Branch.ValueString() // the head branch is gone: plan against the base
-		ins, err = client.Inspect(ctx, gitrepo.InspectRequest{
-			RepoURL: plan.RepositoryURL.ValueString(), Branch: readBranch, Path: want.Path,
-			RootFiles: []string{promotedCommitFile, delivery.MarkerPath(want.Path)}, Marker: delivery.OwnerMarker,
-		})
-	}
-	if err != nil {
-		diags.Append(gitErrorDiag("Cannot read the Git repository", plan.ID.ValueString(), err))
-		return nil
-	}
-	if state != nil && gitopsKnown(state.ContentHash) && ins.BranchExists && state.ContentHash.ValueString() != ins.ManagedTree {
-		// The state was refreshed when this plan was made, and Terraform plans again right before it applies
-		// a saved plan: a difference here means the files under path changed in between (or the plan runs
-		// with -refresh=false after out-of-band edits). The saved plan no longer shows what would happen.
-		diags.AddAttributeError(path.Root("path"), "The branch changed since the plan",
-			fmt.Sprintf("kalypso_gitops_commit %s: the files under path on branch %q are now Git tree %s, but the plan was made against tree %s. "+
-				"Nothing was written. Run terraform plan again (with refresh) and review the new changes before applying.",
-				plan.ID.ValueString(), readBranch, ins.ManagedTree, state.ContentHash.ValueString()))
-		return nil
-	}
-	if !ins.BranchExists && (!plan.CreateBranch.ValueBool() || !plan.PullRequest.IsNull()) {
-		hint := ""
-		if !plan.PullRequest.IsNull() {
-			hint = " In pull-request mode the base branch must exist."
-		}
-		diags.AddAttributeError(path.Root("branch"), "Git branch does not exist",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s.%s Nothing was written.", plan.ID.ValueString(), delivery.MissingBranch(readBranch, ins.Branches), hint))
-		return nil
-	}
-	if err := delivery.CheckOverlap(want.Path, ins.Markers); err != nil {
-		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", fmt.Sprintf("kalypso_gitops_commit %s: %s. Nothing was written.", plan.ID.ValueString(), err))
-		return nil
-	}
-	cs, err := delivery.Compute(ins, want, delivery.Options{MaxChanges: int(plan.MaxChanges.ValueInt64())}, func(ids []string) (map[string][]byte, error) {
-		return client.ReadBlobs(plan.RepositoryURL.ValueString(), ids)
-	})
-	if err != nil {
-		diags.Append(gitErrorDiag("Cannot compute the change set", plan.ID.ValueString(), err))
-		return nil
-	}
-	maxDelete := int64(delivery.DefaultMaxDeletePercent)
 	if !plan.MaxDeletePercent.IsNull() {
-		maxDelete = plan.MaxDeletePercent.ValueInt64()
+		req.MaxDeletePercent = int(plan.MaxDeletePercent.ValueInt64())
 	}
-	if err := delivery.CheckMassDeletion(cs.CurrentFiles, cs.Deleted(), int(maxDelete)); err != nil {
-		diags.AddAttributeError(path.Root("max_delete_percent"), "The change deletes most files under path",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s. Nothing was written.", plan.ID.ValueString(), err))
+	if state != nil {
+		req.LastTree = state.ContentHash.ValueString()
+		if req.PullRequest && state.PullRequestState.ValueString() == githubpr.StateOpen {
+			req.ReadBranch = r.headBranch(ctx, plan) // the open proposal is what the plan changes
+		}
+	}
+	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), req)
+	var refused *delivery.PlanError
+	if errors.As(err, &refused) {
+		detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", plan.ID.ValueString(), refused.Err)
+		if hint, _ := delivery.ErrorHint(refused.Err); refused.Summary == "Cannot read the Git repository" {
+			detail += "\n\n" + hint
+		}
+		if refused.Attribute == "" {
+			diags.AddError(refused.Summary, detail)
+		} else {
+			diags.AddAttributeError(path.Root(refused.Attribute), refused.Summary, detail)
+		}
 		return nil
 	}
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
@@ -651,15 +596,12 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	client := r.client(&state)
-	repoURL, branch := state.RepositoryURL.ValueString(), state.Branch.ValueString()
 	dir, _ := gitrepo.CleanPath(state.Path.ValueString())
-	readBranch := branch
-
+	req2 := delivery.RefreshRequest{RepoURL: state.RepositoryURL.ValueString(), Branch: state.Branch.ValueString(), Path: dir, Files: state.Render.IsNull()}
 	if !state.PullRequest.IsNull() && !state.PullRequestNumber.IsNull() {
-		pr, diags := r.readPullRequest(ctx, &state)
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
+		pr, err := delivery.ReadPullRequest(ctx, r.data.GitHubClient, req2.RepoURL, int(state.PullRequestNumber.ValueInt64()))
+		if err != nil {
+			resp.Diagnostics.Append(deliveryErrorDiag(state.ID.ValueString(), err))
 			return
 		}
 		state.PullRequestState = types.StringValue(pr.State)
@@ -668,50 +610,35 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		}
 		if pr.State == githubpr.StateOpen {
 			// The open proposal is the content Terraform delivered; edits to it are drift.
-			readBranch = r.headBranch(ctx, &state)
+			req2.HeadBranch = r.headBranch(ctx, &state)
 		}
 	}
-	inspect := func(b string) (*gitrepo.Inspection, error) {
-		return client.Inspect(ctx, gitrepo.InspectRequest{RepoURL: repoURL, Branch: b, Path: dir, RootFiles: []string{promotedCommitFile}})
+	if req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
+		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
-	ins, err := inspect(readBranch)
-	if err == nil && !ins.BranchExists && readBranch != branch {
-		readBranch = branch // the head branch is gone: compare with the base
-		ins, err = inspect(readBranch)
-	}
-	if err == nil && !ins.BranchExists {
-		err = &gitrepo.Error{Op: "read", Repo: repoURL, Branch: readBranch, Err: gitrepo.ErrBranchNotFound}
-	}
+	ins, err := delivery.Refresh(ctx, r.client(&state), req2)
 	if err != nil {
-		if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
-			resp.Diagnostics.AddWarning("Git branch no longer exists",
-				fmt.Sprintf("kalypso_gitops_commit %s: %s. The resource is removed from state; the next apply delivers the files again.", state.ID.ValueString(), err))
-			resp.State.RemoveResource(ctx)
-			return
-		}
 		resp.Diagnostics.Append(gitErrorDiag("Cannot read the Git repository", state.ID.ValueString(), err))
 		return
 	}
-	if state.Render.IsNull() {
-		files, err := r.readFiles(ctx, client, repoURL, &state, ins)
-		if err != nil {
-			resp.Diagnostics.Append(gitErrorDiag("Cannot read the Git repository", state.ID.ValueString(), err))
-			return
-		}
-		state.Files = files
+	if ins.Gone != nil {
+		resp.Diagnostics.AddWarning("Git branch no longer exists",
+			fmt.Sprintf("kalypso_gitops_commit %s: %s. The resource is removed from state; the next apply delivers the files again.", state.ID.ValueString(), ins.Gone))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if req2.Files {
+		fv, diags := types.MapValueFrom(ctx, types.StringType, ins.Files)
+		resp.Diagnostics.Append(diags...)
+		state.Files = fv
 	}
 	// Files under path that changed out of band (including a push whose answer was lost, or an apply
 	// killed after its push landed) move commit_sha to the head that now holds them.
 	drifted := state.ContentHash.ValueString() != ins.ManagedTree
-	// changes, changes_summary and base_tree_id keep describing the last apply: refresh reports drift through
-	// content_hash (and files), and the next plan computes a new change set against the branch.
-	state.ContentHash = types.StringValue(ins.ManagedTree)
-	if state.Changes.IsNull() || state.ChangesSummary.IsNull() || state.ChangesByDirectory.IsNull() {
-		state.Changes, state.ChangesSummary, state.ChangesByDirectory = emptyChanges()
-	}
-	if state.BaseTreeID.IsNull() {
-		state.BaseTreeID = state.ContentHash
-	}
+	// Refresh resets the change set: nothing is pending against what the branch now holds. (The next plan
+	// computes a new one; a plan without refresh that finds nothing to change keeps the last apply's.)
+	state.ContentHash, state.BaseTreeID = types.StringValue(ins.ManagedTree), types.StringValue(ins.ManagedTree)
+	state.Changes, state.ChangesSummary, state.ChangesByDirectory = emptyChanges()
 	if !state.PromotedCommitID.IsNull() {
 		if v, ok := ins.RootFiles[promotedCommitFile]; ok {
 			state.PromotedCommitID = types.StringValue(string(v))
@@ -723,38 +650,6 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		state.CommitSHA = types.StringValue(ins.HeadSHA)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// readFiles is files mode's refresh: the managed files of the branch, reading only the blobs that differ
-// from what the state holds.
-func (r *GitopsCommitResource) readFiles(ctx context.Context, client *gitrepo.Client, repoURL string, state *gitopsCommitModel, ins *gitrepo.Inspection) (types.Map, error) {
-	known := map[string]string{}
-	if !state.Files.IsNull() && !state.Files.IsUnknown() {
-		_ = state.Files.ElementsAs(ctx, &known, false)
-	}
-	files := make(map[string]attr.Value, len(ins.Managed))
-	var missing []string
-	for name, e := range ins.Managed {
-		if k, ok := known[name]; ok && gitrepo.BlobID([]byte(k)) == e.Hash {
-			files[name] = types.StringValue(k)
-			continue
-		}
-		missing = append(missing, e.Hash)
-	}
-	if len(missing) > 0 {
-		blobs, err := client.ReadBlobs(repoURL, missing)
-		if err != nil {
-			return types.Map{}, err
-		}
-		for name, e := range ins.Managed {
-			if b, ok := blobs[e.Hash]; ok {
-				if _, done := files[name]; !done {
-					files[name] = types.StringValue(string(b))
-				}
-			}
-		}
-	}
-	return types.MapValueMust(types.StringType, files), nil
 }
 
 func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -784,7 +679,7 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 
 // ImportState accepts `<repository_url>//<path>?ref=<branch>`; Read then loads the files.
 func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	repoURL, dir, branch, err := parseGitopsCommitID(req.ID)
+	repoURL, dir, branch, err := delivery.ParseID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID",
 			fmt.Sprintf("kalypso_gitops_commit: %s. Use <repository_url>//<path>?ref=<branch>, for example https://github.com/org/fleet.git//clusters?ref=main.", err))
@@ -792,7 +687,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	changes, summary, byDir := emptyChanges()
 	st := gitopsCommitModel{
-		ID:                    types.StringValue(gitopsCommitID(repoURL, dir, branch)),
+		ID:                    types.StringValue(delivery.ID(repoURL, dir, branch)),
 		RepositoryURL:         types.StringValue(repoURL),
 		Branch:                types.StringValue(branch),
 		CreateBranch:          types.BoolValue(false),
@@ -898,120 +793,48 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 // refuses to create a missing branch (destroy); the Git error is returned for the caller to classify.
 func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, want delivery.Desired, expected string, existingOnly bool) (diag.Diagnostics, error) {
 	var diags diag.Diagnostics
-	req := gitrepo.ApplyRequest{
-		RepoURL:             m.RepositoryURL.ValueString(),
-		Branch:              m.Branch.ValueString(),
-		Path:                want.Path,
-		Files:               want.Files,
-		RootFiles:           want.RootFiles,
-		DeleteRootFiles:     want.DeleteRootFiles,
-		Message:             m.CommitMessage.ValueString(),
-		Author:              r.author(ctx, m, &diags),
-		NoCreate:            existingOnly || !m.CreateBranch.ValueBool(),
-		ExpectedManagedTree: expected,
+	req := delivery.DeliverRequest{
+		Apply: gitrepo.ApplyRequest{
+			RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: want.Path,
+			Files: want.Files, RootFiles: want.RootFiles, DeleteRootFiles: want.DeleteRootFiles,
+			Message: m.CommitMessage.ValueString(), Author: r.author(ctx, m, &diags),
+			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), ExpectedManagedTree: expected,
+		},
+		PromotedCommitID: m.PromotedCommitID.ValueString(),
+		PromotedChanged:  !m.PromotedCommitID.IsNull() && (prior == nil || !prior.PromotedCommitID.Equal(m.PromotedCommitID)),
 	}
 	prMode := !m.PullRequest.IsNull()
 	if prMode {
-		req.HeadBranch = r.headBranch(ctx, m)
+		var prm gitopsPullRequestModel
+		diags.Append(m.PullRequest.As(ctx, &prm, objectAsOptions)...)
+		if !prm.Labels.IsNull() && !prm.Labels.IsUnknown() {
+			diags.Append(prm.Labels.ElementsAs(ctx, &req.Labels, false)...)
+		}
+		req.Title, req.Apply.HeadBranch = prm.Title.ValueString(), delivery.HeadBranch(req.Apply.Branch, prm.HeadBranch.ValueString())
 	}
-	id := gitopsCommitID(req.RepoURL, req.Path, req.Branch)
-	m.ID = types.StringValue(id)
-
-	res, err := r.client(m).Apply(ctx, req)
+	m.ID = types.StringValue(delivery.ID(req.Apply.RepoURL, req.Apply.Path, req.Apply.Branch))
+	res, err := delivery.Deliver(ctx, r.client(m), r.data.GitHubClient, req)
+	if res.Git.CommitSHA != "" {
+		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
+	}
 	if err != nil {
-		diags.Append(gitErrorDiag("Cannot deliver the files to Git", id, err))
+		diags.Append(deliveryErrorDiag(m.ID.ValueString(), err))
 		return diags, err
 	}
-	m.CommitSHA = types.StringValue(res.CommitSHA)
-	if !prMode {
+	switch {
+	case !prMode:
 		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
-		return diags, nil
-	}
-	if !res.Changed {
-		// Nothing to propose: the base already holds the desired content.
-		if prior == nil || prior.PullRequestNumber.IsNull() {
-			m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringValue(prStateNone)
-		} else {
-			m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = prior.PullRequestNumber, prior.PullRequestURL, prior.PullRequestState
-			if m.PullRequestState.IsUnknown() || m.PullRequestState.IsNull() {
-				m.PullRequestState = types.StringValue(prStateNone)
-			}
+	case res.PullRequest != nil:
+		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Value(int64(res.PullRequest.Number)), types.StringValue(res.PullRequest.URL), types.StringValue(res.PullRequest.State)
+	case prior == nil || prior.PullRequestNumber.IsNull(): // nothing to propose: the base already holds the desired content
+		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringValue(prStateNone)
+	default:
+		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = prior.PullRequestNumber, prior.PullRequestURL, prior.PullRequestState
+		if m.PullRequestState.IsUnknown() || m.PullRequestState.IsNull() {
+			m.PullRequestState = types.StringValue(prStateNone)
 		}
-		return diags, nil
 	}
-	pr, d := r.ensurePullRequest(ctx, m, prior, req, res)
-	diags.Append(d...)
-	if diags.HasError() {
-		return diags, nil
-	}
-	m.PullRequestNumber = types.Int64Value(int64(pr.Number))
-	m.PullRequestURL = types.StringValue(pr.URL)
-	m.PullRequestState = types.StringValue(pr.State)
 	return diags, nil
-}
-
-func (r *GitopsCommitResource) ensurePullRequest(ctx context.Context, m, prior *gitopsCommitModel, req gitrepo.ApplyRequest, res gitrepo.ApplyResult) (githubpr.PR, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	var prm gitopsPullRequestModel
-	diags.Append(m.PullRequest.As(ctx, &prm, objectAsOptions)...)
-	if diags.HasError() {
-		return githubpr.PR{}, diags
-	}
-	owner, repo, err := githubpr.ParseRepo(req.RepoURL)
-	if err != nil {
-		diags.AddAttributeError(path.Root("repository_url"), "Pull-request mode needs a GitHub repository URL",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s.", m.ID.ValueString(), err))
-		return githubpr.PR{}, diags
-	}
-	svc, err := r.data.GitHubClient()
-	if err != nil {
-		diags.AddError("Invalid GitHub configuration", fmt.Sprintf("kalypso_gitops_commit %s: %s. Check the provider's github_base_url.", m.ID.ValueString(), err))
-		return githubpr.PR{}, diags
-	}
-	promotedChanged := !m.PromotedCommitID.IsNull() && (prior == nil || !prior.PromotedCommitID.Equal(m.PromotedCommitID))
-	title, body := githubpr.Describe(githubpr.Summary{
-		Base: req.Branch, Path: req.Path,
-		Added: res.Changes.Added, Modified: res.Changes.Modified, Removed: res.Changes.Removed,
-		PromotedCommitID: m.PromotedCommitID.ValueString(), PromotedChanged: promotedChanged,
-	})
-	if t := prm.Title.ValueString(); t != "" {
-		title = t
-	}
-	var configured []string
-	if !prm.Labels.IsNull() && !prm.Labels.IsUnknown() {
-		diags.Append(prm.Labels.ElementsAs(ctx, &configured, false)...)
-	}
-	pr, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{
-		Owner: owner, Repo: repo, Base: req.Branch, Head: req.HeadBranch, Title: title, Body: body, Labels: delivery.Labels(configured, promotedChanged),
-	})
-	if err != nil {
-		diags.AddError("Cannot open or update the pull request",
-			fmt.Sprintf("kalypso_gitops_commit %s: the commit %s is on branch %q, but the GitHub API failed: %s. "+
-				"Check the provider's git_token (it needs pull-request write access) and github_base_url; the next apply retries.",
-				m.ID.ValueString(), res.CommitSHA, req.HeadBranch, err))
-		return githubpr.PR{}, diags
-	}
-	return pr, diags
-}
-
-func (r *GitopsCommitResource) readPullRequest(ctx context.Context, m *gitopsCommitModel) (githubpr.PR, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	owner, repo, err := githubpr.ParseRepo(m.RepositoryURL.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("repository_url"), "Pull-request mode needs a GitHub repository URL", err.Error())
-		return githubpr.PR{}, diags
-	}
-	svc, err := r.data.GitHubClient()
-	if err != nil {
-		diags.AddError("Invalid GitHub configuration", err.Error())
-		return githubpr.PR{}, diags
-	}
-	pr, err := svc.Get(ctx, owner, repo, int(m.PullRequestNumber.ValueInt64()))
-	if err != nil {
-		diags.AddError("Cannot read the pull request",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s. Check the provider's git_token and github_base_url.", m.ID.ValueString(), err))
-	}
-	return pr, diags
 }
 
 func (r *GitopsCommitResource) headBranch(ctx context.Context, m *gitopsCommitModel) string {
@@ -1044,78 +867,30 @@ func (r *GitopsCommitResource) client(m *gitopsCommitModel) *gitrepo.Client {
 	return r.data.GitClient(WithSSHHostKeyFingerprint(m.SSHHostKeyFingerprint.ValueString()))
 }
 
+// deliveryErrorDiag reports a delivery.DeliverError (or a Git error) at its attribute.
+func deliveryErrorDiag(id string, err error) diag.Diagnostic {
+	var de *delivery.DeliverError
+	if !errors.As(err, &de) {
+		return gitErrorDiag("Cannot deliver the files to Git", id, err)
+	}
+	if de.Summary == "Cannot deliver the files to Git" {
+		return gitErrorDiag(de.Summary, id, de.Err)
+	}
+	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
+	if de.Attribute == "" {
+		return diag.NewErrorDiagnostic(de.Summary, detail)
+	}
+	return diag.NewAttributeErrorDiagnostic(path.Root(de.Attribute), de.Summary, detail)
+}
+
 // gitErrorDiag turns a gitrepo error into a diagnostic that says what to do.
 func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
-	hint := "The remote may be unreachable; check the network and retry."
-	attrPath := path.Empty()
-	switch {
-	case errors.Is(err, gitrepo.ErrCredentialsInURL):
-		hint = "Remove credentials from repository_url (and from the provider's git_url_rewrites) and set the provider's git_token (or GIT_TOKEN/GITHUB_TOKEN) or ssh_private_key instead."
-		attrPath = path.Root("repository_url")
-	case errors.Is(err, gitrepo.ErrAuth):
-		hint = "Check the provider's git_token (GIT_TOKEN/GITHUB_TOKEN) for https, or ssh_private_key and ssh_known_hosts for ssh, and that they may read and push the repository."
-	case errors.Is(err, gitrepo.ErrRepositoryNotFound):
-		hint = "Check repository_url and the provider's git_url_rewrites."
-		attrPath = path.Root("repository_url")
-	case errors.Is(err, gitrepo.ErrBranchNotFound):
-		hint = "Check branch; in pull-request mode the base branch must exist."
-		attrPath = path.Root("branch")
-	case errors.Is(err, gitrepo.ErrStale):
-		hint = "Someone changed files under path after the plan was made, so the plan no longer shows what the apply would do. Nothing was written; run terraform plan (or apply) again and review the new changes."
-	case errors.Is(err, gitrepo.ErrConflict):
-		hint = "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again."
-	case errors.Is(err, gitrepo.ErrTimeout):
-		hint = "The Git server did not answer within the provider's git_timeout; nothing was written. Raise git_timeout (or KALYPSO_GIT_TIMEOUT) for slow or large remotes, or check the server."
-	case errors.Is(err, gitrepo.ErrInvalidInput):
-		hint = "Fix path or the file names in files."
-	case errors.Is(err, fs.ErrPermission):
-		hint = "The provider process may not read or write the repository or its cache_dir on this machine: check the file permissions of the local repository and of cache_dir."
-	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
-		hint = "TLS verification of the Git server failed (it is always on). For a server whose certificate comes from a private CA, put that CA's PEM certificate in the provider's ca_certificates."
-	}
+	hint, attribute := delivery.ErrorHint(err)
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)
-	if attrPath.Equal(path.Empty()) {
+	if attribute == "" {
 		return diag.NewErrorDiagnostic(summary, detail)
 	}
-	return diag.NewAttributeErrorDiagnostic(attrPath, summary, detail)
-}
-
-// gitopsCommitID renders `<repository_url>//<path>?ref=<branch>`.
-func gitopsCommitID(repoURL, dir, branch string) string {
-	clean, err := gitrepo.CleanPath(dir)
-	if err != nil || clean == "" {
-		clean = "."
-	}
-	return repoURL + "//" + clean + "?ref=" + branch
-}
-
-// parseGitopsCommitID parses `<repository_url>//<path>?ref=<branch>`; a missing `//<path>` means ".".
-func parseGitopsCommitID(id string) (repoURL, dir, branch string, err error) {
-	i := strings.LastIndex(id, "?ref=")
-	if i < 0 {
-		return "", "", "", errors.New("the ID has no ?ref=<branch> suffix")
-	}
-	rest, branch := id[:i], id[i+len("?ref="):]
-	if branch == "" {
-		return "", "", "", errors.New("the branch after ?ref= is empty")
-	}
-	repoURL, dir = rest, "."
-	if j := strings.LastIndex(rest, "//"); j >= 0 && !(j > 0 && rest[j-1] == ':') {
-		repoURL, dir = rest[:j], rest[j+2:]
-		if dir == "" {
-			dir = "."
-		}
-	}
-	if repoURL == "" {
-		return "", "", "", errors.New("the repository URL is empty")
-	}
-	if err := gitrepo.ValidateURL(repoURL); err != nil {
-		return "", "", "", err
-	}
-	if _, err := gitrepo.CleanPath(dir); err != nil {
-		return "", "", "", err
-	}
-	return repoURL, dir, branch, nil
+	return diag.NewAttributeErrorDiagnostic(path.Root(attribute), summary, detail)
 }
 
 func gitopsKnown(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }

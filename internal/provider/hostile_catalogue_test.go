@@ -73,11 +73,11 @@ data "kalypso_environment_render" "this" {
 		{"deployment target name ..", target("app", ".."), []string{"Error: Invalid Kubernetes name", `with kalypso_workload_registration.r`, `".." is not a valid name`}},
 		{"deployment target name that is an absolute path", target("app", "/etc"), []string{"Error: Invalid Kubernetes name", `"/etc" is not a valid name`}},
 		{"deployment target name with NUL", strings.Replace(target("app", "NUL"), `"NUL"`, `"t\u0000x"`, 1), []string{"Error: Invalid Kubernetes name", `is not a valid name`}},
-		{"deployment target full name over 253 characters", target(strings.Repeat("w", 200), strings.Repeat("t", 60)), []string{"Error: Invalid deployment targets", `Rename the targets`}},
+		{"deployment target full name over 253 characters", target(strings.Repeat("w", 200), strings.Repeat("t", 60)), []string{"Error: Invalid deployment target", `workload.deployment_targets[0]`, `Rename the targets`}},
 		{"workload registration name ..", target("..", "t"), []string{"Error: Invalid Kubernetes name", `name      = ".."`}},
 		{"render: two cluster types with the same name", render2(strings.SplitN(badInputBase, "---", 2)[0]), []string{"Error: Duplicate object", `manifests[1], document 0`, `ClusterType "large"`}},
 		{"render: template calls fail", render2(av + "kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ fail \"refused\" }}'\n"),
-			[]string{"Error: Template failed", `Field: spec.reconciler`, `refused`}},
+			[]string{`Error: Template failed (ClusterType "large")`, `Field: spec.reconciler`, `refused`}},
 		{"render: infinite re-render", render2("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loop\n  labels:\n    platform-config: \"true\"\ndata:\n  SELF: '{{ .ConfigData.SELF }}'\n---\n" +
 			av + "kind: Template\nmetadata:\n  name: configmap\nspec:\n  type: config\n  manifests:\n    - 'x: {{ .ConfigData.SELF }}'\n"),
 			[]string{"Error: Template failed", `Field: spec.configType`, `after 10 renders`}},
@@ -110,6 +110,31 @@ data "kalypso_environment_render" "this" {
 		{"provider template_max_output_bytes of 0", provider(`template_max_output_bytes = 0`), []string{"Error: Invalid template_max_output_bytes", `"0" is not a whole number of bytes`}},
 		{"render: separator Flux refuses", render2(av + "kind: ClusterType\nmetadata:\n  name: a\nspec:\n  reconciler: arc-flux\n  namespaceService: default\n--- !!map\nkind: x\n"),
 			[]string{"Error: Invalid document separator", `manifests[1], document 1 (line 8)`, `"--- !!map"`}},
+		{"null label value", "resource \"kalypso_cluster_type\" \"x\" {\n  name = \"a\"\n  labels = { a = null }\n}\n",
+			[]string{"Error: Null element", `labels = { a = null }`, `labels["a"] is null`}},
+		{"null selector value", "resource \"kalypso_scheduling_policy\" \"p\" {\n  name = \"p\"\n  cluster_type_selector = { match_expressions = [{ key = \"a\", operator = \"In\", values = [\"b\", null] }] }\n}\n",
+			[]string{"Error: Null element", `cluster_type_selector.match_expressions[0].values[1] is null`}},
+		{"null match expression", "resource \"kalypso_scheduling_policy\" \"p\" {\n  name = \"p\"\n  cluster_type_selector = { match_expressions = [null] }\n}\n",
+			[]string{"Error: Null element", `cluster_type_selector.match_expressions[0] is null`}},
+		{"null template manifest", "resource \"kalypso_template\" \"t\" {\n  name = \"t\"\n  type = \"reconciler\"\n  manifests = [null]\n}\n",
+			[]string{"Error: Null element", `manifests[0] is null`}},
+		{"null platform config value", "resource \"kalypso_platform_config\" \"c\" {\n  name = \"c\"\n  data = { A = null }\n}\n",
+			[]string{"Error: Null element", `data["A"] is null`}},
+		{"null deployment target", strings.Replace(target("app", "t"), `deployment_targets = [{`, `deployment_targets = [null, {`, 1),
+			[]string{"Error: Null element", `workload.deployment_targets[0] is null`}},
+		{"empty deployment target name", target("app", ""), []string{"Error: Invalid Kubernetes name", `workload.deployment_targets[0].name: "" is not a valid name`}},
+		{"platform config key with a space", "resource \"kalypso_platform_config\" \"c\" {\n  name = \"c\"\n  data = { \"a b\" = \"x\" }\n}\n",
+			[]string{"Error: Invalid ConfigMap key", `"a b" cannot be a ConfigMap data key`}},
+		{"platform config key ../x", "resource \"kalypso_platform_config\" \"c\" {\n  name = \"c\"\n  data = { \"../x\" = \"x\" }\n}\n",
+			[]string{"Error: Invalid ConfigMap key", `"../x" cannot be a ConfigMap data key`}},
+		{"platform config empty key", "resource \"kalypso_platform_config\" \"c\" {\n  name = \"c\"\n  data = { \"\" = \"x\" }\n}\n",
+			[]string{"Error: Invalid ConfigMap key", `"" cannot be a ConfigMap data key`}},
+		{"provider ca_certificates that is not PEM", provider(`ca_certificates = "not a certificate"`), []string{"Error: Invalid PEM certificates", `no PEM certificate found`}},
+		{"provider ca_certificates holding a private key", provider(`ca_certificates = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"`), []string{"Error: Invalid PEM certificates", `not a CERTIFICATE`}},
+		{"provider git_url_rewrites with a null", provider(`git_url_rewrites = { "https://github.com/" = null }`), []string{"Error: Null element", `git_url_rewrites["https://github.com/"] is null`}},
+		{"render: null manifest", "data \"kalypso_environment_render\" \"this\" {\n  environment = \"dev\"\n  manifests = [null]\n}\n", []string{"Error: Null element", `manifests[0] is null`}},
+		{"render: environment that cannot prefix a namespace", fmt.Sprintf("data \"kalypso_environment_render\" \"this\" {\n  environment = \"../x\"\n  manifests = [%s]\n}\n",
+			hclString(strings.ReplaceAll(badInputBase+"---\n"+allPolicy, "environment: dev", `environment: "../x"`))), []string{"Error: Invalid environment", `"../x" starts every namespace`}},
 		{"render: config schema $ref to /etc/passwd", render2(av + "kind: ConfigSchema\nmetadata:\n  name: s\nspec:\n  schema: '{\"$ref\": \"file:///etc/passwd\"}'\n"),
 			[]string{"Error: Invalid config schema", `ConfigSchema s`, `is refused`}},
 	}
@@ -274,7 +299,7 @@ func TestHostileInputCatalogue_RenderWarningAtManifestIndex(t *testing.T) {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			t.Errorf("unexpected error: %s: %s", d.Summary, d.Detail)
 		}
-		if d.Summary == render.SummaryInvalidYAML {
+		if d.Summary == render.SummaryInvalidYAML+` (ClusterType "large")` {
 			found = true
 			want := tftypes.NewAttributePath().WithAttributeName("manifests").WithElementKeyInt(0)
 			if d.Severity != tfprotov6.DiagnosticSeverityWarning || d.Attribute == nil || !d.Attribute.Equal(want) ||

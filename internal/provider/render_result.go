@@ -38,6 +38,7 @@ var renderOutputAttrTypes = map[string]attr.Type{
 	"cluster_types":                  types.ListType{ElemType: types.StringType},
 	"promoted_commit_id":             types.StringType,
 	"content_hash":                   types.StringType,
+	"warnings":                       types.ListType{ElemType: types.StringType},
 }
 
 // renderOutputs holds the render outputs as framework values.
@@ -48,6 +49,7 @@ type renderOutputs struct {
 	ClusterTypes types.List
 	Promoted     types.String
 	ContentHash  types.String
+	Warnings     types.List
 }
 
 func (o renderOutputs) attributes() map[string]attr.Value {
@@ -58,6 +60,7 @@ func (o renderOutputs) attributes() map[string]attr.Value {
 		"cluster_types":                  o.ClusterTypes,
 		"promoted_commit_id":             o.Promoted,
 		"content_hash":                   o.ContentHash,
+		"warnings":                       o.Warnings,
 	}
 }
 
@@ -69,6 +72,7 @@ func unknownRenderOutputs() renderOutputs {
 		ClusterTypes: types.ListUnknown(types.StringType),
 		Promoted:     types.StringUnknown(),
 		ContentHash:  types.StringUnknown(),
+		Warnings:     types.ListUnknown(types.StringType),
 	}
 }
 
@@ -80,7 +84,8 @@ func stringList(values []string) types.List {
 	return types.ListValueMust(types.StringType, elems)
 }
 
-func toRenderOutputs(res *render.Result) renderOutputs {
+// toRenderOutputs converts a render; diags are the render's diagnostics, whose warnings become `warnings`.
+func toRenderOutputs(res *render.Result, diags model.Diagnostics) renderOutputs {
 	assignments := make([]attr.Value, len(res.Assignments))
 	for i, a := range res.Assignments {
 		assignments[i] = types.ObjectValueMust(assignmentAttrTypes, map[string]attr.Value{
@@ -104,6 +109,7 @@ func toRenderOutputs(res *render.Result) renderOutputs {
 		ClusterTypes: stringList(res.ClusterTypes),
 		Promoted:     types.StringValue(res.PromotedCommit),
 		ContentHash:  types.StringValue(res.ContentHash),
+		Warnings:     stringList(diags.WarningMessages()),
 	}
 }
 
@@ -124,19 +130,28 @@ func manifestStrings(list []types.String) (manifests []string, known bool) {
 func engineDiagnostics(ds model.Diagnostics, manifestsPath path.Path) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, d := range ds {
-		detail := describeDiagnostic(d)
+		detail, summary := describeDiagnostic(d), diagnosticSummary(d)
 		switch {
 		case d.Source.Input >= 0 && d.Severity == model.SeverityWarning:
-			out.AddAttributeWarning(manifestsPath.AtListIndex(d.Source.Input), d.Summary, detail)
+			out.AddAttributeWarning(manifestsPath.AtListIndex(d.Source.Input), summary, detail)
 		case d.Source.Input >= 0:
-			out.AddAttributeError(manifestsPath.AtListIndex(d.Source.Input), d.Summary, detail)
+			out.AddAttributeError(manifestsPath.AtListIndex(d.Source.Input), summary, detail)
 		case d.Severity == model.SeverityWarning:
-			out.AddWarning(d.Summary, detail)
+			out.AddWarning(summary, detail)
 		default:
-			out.AddError(d.Summary, detail)
+			out.AddError(summary, detail)
 		}
 	}
 	return out
+}
+
+// diagnosticSummary names the object in the first line Terraform prints: `manifests = concat(...)` is all
+// the source location Terraform can show, and the object's kind and name are what a user searches for.
+func diagnosticSummary(d model.Diagnostic) string {
+	if d.Kind == "" || d.Name == "" {
+		return d.Summary
+	}
+	return fmt.Sprintf("%s (%s %q)", d.Summary, d.Kind, d.Name)
 }
 
 func describeDiagnostic(d model.Diagnostic) string {

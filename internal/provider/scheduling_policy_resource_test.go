@@ -124,11 +124,12 @@ resource "kalypso_scheduling_policy" "p" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			expectPlanError(policy(`{ key = "size", operator = "In" }`), "Selector operator needs values", `resource "kalypso_scheduling_policy" "p"`, `key "size" uses operator In, which needs at least one value`),
+			// Terraform shows the top-level argument that holds the nested value, and the detail names its path.
+			expectPlanError(policy(`{ key = "size", operator = "In" }`), "Selector operator needs values", `cluster_type_selector = {`, `cluster_type_selector.match_expressions[0].values: the requirement on key "size" uses operator In, which needs at least one value`),
 			expectPlanError(policy(`{ key = "size", operator = "NotIn", values = [] }`), "Selector operator needs values", `operator NotIn`),
 			expectPlanError(policy(`{ key = "size", operator = "Exists", values = ["large"] }`), "Selector operator takes no values", `operator Exists, which must not have values`),
 			expectPlanError(policy(`{ key = "size", operator = "DoesNotExist", values = ["large"] }`), "Selector operator takes no values", `operator DoesNotExist`),
-			expectPlanError(policy(`{ key = "size", operator = "Equals", values = ["large"] }`), "Invalid Attribute Value Match", `Attribute cluster_type_selector.match_expressions[0].operator value must be one of: ["In" "NotIn" "Exists" "DoesNotExist"]`),
+			expectPlanError(policy(`{ key = "size", operator = "Equals", values = ["large"] }`), "Invalid Attribute Value Match", `cluster_type_selector = {`, `Attribute cluster_type_selector.match_expressions[0].operator value must be one of: ["In" "NotIn" "Exists" "DoesNotExist"]`),
 			expectPlanError(policy(`{ key = "not a key", operator = "Exists" }`), "Invalid label key", `label key "not a key"`),
 			expectPlanError(policy(`{ key = "size", operator = "In", values = ["not a value"] }`), "Invalid label value", `label value "not a value"`),
 			expectPlanError(`

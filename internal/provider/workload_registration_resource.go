@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -56,7 +58,6 @@ type workloadRegistrationModel struct {
 	SSHPrivateKey     types.String                     `tfsdk:"ssh_private_key"`
 	SourceCommit      types.String                     `tfsdk:"source_commit"`
 	DeploymentTargets types.List                       `tfsdk:"deployment_targets"`
-	WorkloadManifest  types.String                     `tfsdk:"workload_manifest"`
 	Manifest          types.String                     `tfsdk:"manifest"`
 }
 
@@ -78,26 +79,19 @@ type registrationInlineTargetModel struct {
 	Manifests   registrationRepoRef `tfsdk:"manifests"`
 }
 
+// registrationTargetModel is one computed deployment target: what a reviewer and a for_each need. The
+// rest (the target's manifests, workload and workspace) is in `manifest` and in the labels, and is not
+// repeated in the plan.
 type registrationTargetModel struct {
-	Name        string              `tfsdk:"name"`
-	Target      string              `tfsdk:"target"`
-	Environment string              `tfsdk:"environment"`
-	Workload    string              `tfsdk:"workload"`
-	Workspace   string              `tfsdk:"workspace"`
-	Labels      map[string]string   `tfsdk:"labels"`
-	Manifests   registrationRepoRef `tfsdk:"manifests"`
+	Name        string            `tfsdk:"name"`
+	Environment string            `tfsdk:"environment"`
+	Labels      map[string]string `tfsdk:"labels"`
 }
-
-var registrationRepoRefAttrTypes = map[string]attr.Type{"repo": types.StringType, "branch": types.StringType, "path": types.StringType}
 
 var deploymentTargetObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"name":        types.StringType,
-	"target":      types.StringType,
 	"environment": types.StringType,
-	"workload":    types.StringType,
-	"workspace":   types.StringType,
 	"labels":      types.MapType{ElemType: types.StringType},
-	"manifests":   types.ObjectType{AttrTypes: registrationRepoRefAttrTypes},
 }}
 
 func (r *WorkloadRegistrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -154,7 +148,7 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 					"deployment_targets": schema.ListNestedAttribute{
 						MarkdownDescription: "The Workload's deployment targets.",
 						Required:            true,
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+						Validators:          []validator.List{listvalidator.SizeAtLeast(1), validators.NoNullElements()},
 						NestedObject: schema.NestedAttributeObject{
 							Attributes: map[string]schema.Attribute{
 								"name": schema.StringAttribute{
@@ -165,7 +159,7 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 								"environment": schema.StringAttribute{
 									MarkdownDescription: "Environment the target belongs to, for example `dev`.",
 									Required:            true,
-									Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+									Validators:          []validator.String{validators.Located(stringvalidator.LengthAtLeast(1))},
 								},
 								"labels": modelLabelsAttribute("Labels of the target, matched by scheduling policies."),
 								"manifests": schema.SingleNestedAttribute{
@@ -193,31 +187,22 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 			},
 			"source_commit": computedString("Commit of `source.branch` the Workload was read from; null for an inline Workload."),
 			"deployment_targets": schema.ListNestedAttribute{
-				MarkdownDescription: "The Workload's deployment targets in every environment, sorted by name, as the scheduler sees them.",
-				Computed:            true,
+				MarkdownDescription: "The Workload's deployment targets in every environment, sorted by name, as the scheduler sees them: what " +
+					"scheduling policies select on. Each target's `manifests` are in `manifest`, and its workload and workspace are its " +
+					"`workload` and `workspace` labels.",
+				Computed: true,
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
 						"name":        computedString("Full name, `<workload>-<target>`."),
-						"target":      computedString("The target's name inside its Workload."),
 						"environment": computedString("Environment of the target."),
-						"workload":    computedString("Name of the Workload."),
-						"workspace":   computedString("Workspace of the registration."),
 						"labels": schema.MapAttribute{
 							MarkdownDescription: "Effective labels: the target's, then the Workload's (which override), then `workload` and `workspace`.",
 							Computed:            true, ElementType: types.StringType,
 						},
-						"manifests": schema.SingleNestedAttribute{
-							MarkdownDescription: "Where the target's manifests live.",
-							Computed:            true,
-							Attributes: map[string]schema.Attribute{
-								"repo": computedString("Repository."), "branch": computedString("Branch."), "path": computedString("Path."),
-							},
-						},
 					},
 				},
 			},
-			"workload_manifest": computedString("Canonical YAML of the Workload document(s), linked to this registration."),
-			"manifest":          modelManifestAttribute("WorkloadRegistration` followed by its `Workload"),
+			"manifest": modelManifestAttribute("WorkloadRegistration` followed by its `Workload"),
 		},
 	}
 }
@@ -260,7 +245,6 @@ func (r *WorkloadRegistrationResource) gitClient(token, sshKey string) *gitrepo.
 type registrationDerived struct {
 	SourceCommit      types.String
 	DeploymentTargets types.List
-	WorkloadManifest  types.String
 	Manifest          types.String
 }
 
@@ -302,19 +286,12 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 
 	targets, err := resources.DeploymentTargets(reg, workloads)
 	if err != nil {
-		p := path.Root("workload")
-		if source != nil {
-			p = path.Root("source")
-		}
-		diags.AddAttributeError(p, "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %v. Rename the targets so that every `<workload>-<target>` is a unique DNS-1123 name.", name, err))
+		diags.Append(deploymentTargetsDiagnostics(name, source != nil, err)...)
 		return nil, diags
 	}
 	models := make([]registrationTargetModel, 0, len(targets))
 	for _, t := range targets {
-		models = append(models, registrationTargetModel{
-			Name: t.Name, Target: t.Target, Environment: t.Environment, Workload: t.Workload, Workspace: t.Workspace, Labels: t.Labels,
-			Manifests: registrationRepoRef{Repo: t.Manifests.Repo, Branch: t.Manifests.Branch, Path: t.Manifests.Path},
-		})
+		models = append(models, registrationTargetModel{Name: t.Name, Environment: t.Environment, Labels: t.Labels})
 	}
 	list, d := types.ListValueFrom(ctx, deploymentTargetObjectType, models)
 	diags.Append(d...)
@@ -323,13 +300,44 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 	}
 	out.DeploymentTargets = list
 
-	wm, manifest, err := resources.RegistrationManifests(reg, workloads)
+	manifest, err := resources.RegistrationManifest(reg, workloads)
 	if err != nil {
 		diags.AddError("Cannot build the manifest", fmt.Sprintf("kalypso_workload_registration %q: %v. This is a provider bug; please report it.", name, err))
 		return nil, diags
 	}
-	out.WorkloadManifest, out.Manifest = types.StringValue(wm), types.StringValue(manifest)
+	out.Manifest = types.StringValue(manifest)
 	return out, diags
+}
+
+// inlineTargetField matches the field of a deployment target's diagnostic, to find its index.
+var inlineTargetField = regexp.MustCompile(`^spec\.deploymentTargets\[(\d+)\]\.name$`)
+
+// deploymentTargetsDiagnostics reports why the targets cannot be derived. For an inline Workload, each
+// problem points at the `name` of the inline target it is about, so that Terraform shows that line; a
+// sourced Workload's targets live in another repository, so its problems point at `source`.
+func deploymentTargetsDiagnostics(name string, sourced bool, err error) diag.Diagnostics {
+	var diags diag.Diagnostics
+	const hint = "Rename the targets so that every `<workload>-<target>` is a unique DNS-1123 name."
+	var te *resources.TargetsError
+	if !sourced && errors.As(err, &te) {
+		for _, d := range te.Diagnostics {
+			m := inlineTargetField.FindStringSubmatch(d.Field)
+			if m == nil {
+				diags.AddAttributeError(path.Root("workload"), "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %s. %s", name, d.Error(), hint))
+				continue
+			}
+			i, _ := strconv.Atoi(m[1])
+			validators.AddError(&diags, path.Root("workload").AtName("deployment_targets").AtListIndex(i).AtName("name"), "Invalid deployment target",
+				fmt.Sprintf("kalypso_workload_registration %q: %s. %s", name, d.Detail, hint))
+		}
+		return diags
+	}
+	p := path.Root("workload")
+	if sourced {
+		p = path.Root("source")
+	}
+	diags.AddAttributeError(p, "Invalid deployment targets", fmt.Sprintf("kalypso_workload_registration %q: %v. %s", name, err, hint))
+	return diags
 }
 
 // sourceErrorDetails maps a source read error to the attribute at fault, a summary and what to do.
@@ -376,7 +384,7 @@ func (r *WorkloadRegistrationResource) ModifyPlan(ctx context.Context, req resou
 		return
 	}
 	m.ID = types.StringValue(m.Name)
-	m.SourceCommit, m.DeploymentTargets, m.WorkloadManifest, m.Manifest = d.SourceCommit, d.DeploymentTargets, d.WorkloadManifest, d.Manifest
+	m.SourceCommit, m.DeploymentTargets, m.Manifest = d.SourceCommit, d.DeploymentTargets, d.Manifest
 	m.Token, m.SSHPrivateKey = types.StringNull(), types.StringNull()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
@@ -408,8 +416,7 @@ func (r *WorkloadRegistrationResource) Read(ctx context.Context, req resource.Re
 	}
 	resp.Diagnostics.Append(diags...)
 	for p, v := range map[string]attr.Value{
-		"source_commit": d.SourceCommit, "deployment_targets": d.DeploymentTargets,
-		"workload_manifest": d.WorkloadManifest, "manifest": d.Manifest,
+		"source_commit": d.SourceCommit, "deployment_targets": d.DeploymentTargets, "manifest": d.Manifest,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(p), v)...)
 	}

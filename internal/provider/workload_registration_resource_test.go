@@ -90,7 +90,7 @@ func TestAccWorkloadRegistrationResource_pushedTargetShowsInNextPlan(t *testing.
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("source_commit"), lazyStringExact{&pushed}),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("deployment_targets"), knownvalue.ListSizeExact(4)),
 					statecheck.ExpectKnownValue(address, tfjsonpath.New("deployment_targets").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("hello-world-app-canary-test")),
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("workload_manifest"), knownvalue.StringRegexp(regexp.MustCompile(`name: canary-test`))),
+					statecheck.ExpectKnownValue(address, tfjsonpath.New("manifest"), knownvalue.StringRegexp(regexp.MustCompile(`name: canary-test`))),
 				},
 			},
 		},
@@ -135,6 +135,10 @@ func TestAccWorkloadRegistrationResource_inlineWorkloadKnownAtPlan(t *testing.T)
 						plancheck.ExpectKnownValue(address, tfjsonpath.New("id"), knownvalue.StringExact("inline-app")),
 						plancheck.ExpectKnownValue(address, tfjsonpath.New("source_commit"), knownvalue.Null()),
 						plancheck.ExpectKnownValue(address, target0.AtMapKey("name"), knownvalue.StringExact("inline-app-prod")),
+						// Each target says once what a reviewer needs; its manifests are in `manifest` only.
+						plancheck.ExpectKnownValue(address, target0, knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"name": knownvalue.StringExact("inline-app-prod"), "environment": knownvalue.NotNull(), "labels": knownvalue.NotNull(),
+						})),
 						plancheck.ExpectKnownValue(address, tfjsonpath.New("deployment_targets").AtSliceIndex(1).AtMapKey("labels"), knownvalue.MapExact(map[string]knownvalue.Check{
 							"purpose": knownvalue.StringExact("qa"), "family": knownvalue.StringExact("force"),
 							"workload": knownvalue.StringExact("inline-app"), "workspace": knownvalue.StringExact("team-a"),
@@ -152,7 +156,7 @@ func TestAccWorkloadRegistrationResource_inlineWorkloadKnownAtPlan(t *testing.T)
 				ImportStateVerify:                    true,
 				ImportStateVerifyIdentifierAttribute: "name",
 				// A logical resource's other attributes come from configuration: the next plan fills them in.
-				ImportStateVerifyIgnore: []string{"workspace", "labels", "workload", "deployment_targets", "manifest", "workload_manifest"},
+				ImportStateVerifyIgnore: []string{"workspace", "labels", "workload", "deployment_targets", "manifest"},
 			},
 		},
 	})
@@ -176,7 +180,7 @@ resource "kalypso_workload_registration" "platform-svc" {
 }
 `,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(address, tfjsonpath.New("workload_manifest"), knownvalue.StringRegexp(regexp.MustCompile(`scheduler.kalypso.io/registration: platform-svc`))),
+					statecheck.ExpectKnownValue(address, tfjsonpath.New("manifest"), knownvalue.StringRegexp(regexp.MustCompile(`scheduler.kalypso.io/registration: platform-svc`))),
 				},
 			},
 			{
@@ -276,5 +280,39 @@ resource "kalypso_workload_registration" "r" {
 }
 `, "Invalid Kubernetes name", `"Bad_Target" is not a valid name`),
 		},
+	})
+}
+
+// TestAccWorkloadRegistration_duplicateTargetPointsAtItsName: a problem with one inline deployment
+// target is reported on the `workload` argument that holds it, naming the target's attribute path.
+// (Terraform looks a nested path's last name up among the top-level arguments, so the precise path
+// would show the resource's own `name = "app"` line.)
+func TestAccWorkloadRegistration_duplicateTargetPointsAtItsName(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "kalypso_workload_registration" "r" {
+  name      = "app"
+  workspace = "team"
+  workload = {
+    deployment_targets = [
+      {
+        name        = "web"
+        environment = "dev"
+        manifests   = { repo = "r", branch = "b", path = "p" }
+      },
+      {
+        name        = "web"
+        environment = "dev"
+        manifests   = { repo = "r", branch = "b", path = "p2" }
+      },
+    ]
+  }
+}
+`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Error: Invalid deployment target.*line \d+, in resource "kalypso_workload_registration" "r":\s+\d+:\s+workload = \{.*workload.deployment_targets\[1\].name: kalypso_workload_registration\s+"app":\s+deployment\s+target\s+"app-web"\s+is\s+also\s+derived\s+from\s+workload\s+"app"`),
+		}},
 	})
 }

@@ -182,11 +182,20 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 
 	targets, ds := DeriveTargets(environment, set)
 	diags = append(diags, ds...)
+	// An environment without deployment targets renders no namespace (a typo is a warning below); one
+	// with targets starts every namespace, so it must be able to.
+	if len(targets) > 0 {
+		if ds := checkEnvironment(environment); ds.HasError() {
+			return nil, append(diags, ds...)
+		}
+	}
+	diags = append(diags, environmentWarnings(environment, set, targets)...)
 	assignments, ds := Schedule(environment, set, targets)
 	diags = append(diags, ds...)
 	if diags.HasError() {
 		return nil, diags
 	}
+	diags = append(diags, policyWarnings(set, targets, assignments)...)
 
 	// Three files per assignment and a README per cluster type: sized once, the map never grows.
 	res := &Result{Environment: environment, Files: make(map[string]string, 3*len(assignments)+len(set.ClusterTypes)), PromotedCommit: set.PromotedCommit()}
@@ -487,7 +496,7 @@ func selectorDiag(src model.Source, name, field string, err error) model.Diagnos
 
 type renderedAssignment struct {
 	files      []renderedFile
-	diags      model.Diagnostics
+	diags      []assignmentDiag
 	yamlIssues []yamlIssue
 	skipped    bool
 }
@@ -500,10 +509,7 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 	if d, stopped := job.stopDiagnostic(); stopped {
 		return nil, model.Diagnostics{d}
 	}
-	var diags model.Diagnostics
-	for _, r := range out {
-		diags = append(diags, r.diags...)
-	}
+	diags := mergeAssignmentDiags(out)
 	diags = append(diags, mergeYAMLIssues(out)...)
 	return out, diags
 }
@@ -643,8 +649,9 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 	t := j.targets[a.DeploymentTarget]
 	ctSrc := j.set.Source(model.KindClusterType, ct.Metadata.Name)
 	fail := func(sev model.Severity, summary, field, detail string) renderedAssignment {
-		r.diags = append(r.diags, model.Diagnostic{Severity: sev, Summary: summary, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
-			Detail: fmt.Sprintf("deployment target %q on cluster type %q: %s", t.Name, ct.Metadata.Name, detail)})
+		r.diags = append(r.diags, assignmentDiag{target: t.Name, diag: model.Diagnostic{
+			Severity: sev, Summary: summary, Source: ctSrc, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field, Detail: detail,
+		}})
 		return r
 	}
 
@@ -675,6 +682,15 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 			}
 			return fail(sev, "Platform config violates schema", "",
 				fmt.Sprintf("%s rejects field %s: %s. Fix the platform ConfigMaps, or set config_validation = \"warn\" to skip this assignment", s.name, v.Field, v.Message))
+		}
+	}
+
+	if ds := j.deployability(a, t, ct, config); len(ds) > 0 {
+		r.diags = append(r.diags, ds...)
+		for _, d := range ds {
+			if d.diag.Severity == model.SeverityError {
+				return r
+			}
 		}
 	}
 

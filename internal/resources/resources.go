@@ -255,8 +255,8 @@ func DeploymentTargets(reg *model.WorkloadRegistration, workloads []*model.Workl
 			continue
 		}
 		targets, diags := render.DeriveTargets(env, set)
-		if err := diagError(diags); err != nil {
-			return nil, err
+		if errs := diags.Errors(); len(errs) > 0 {
+			return nil, &TargetsError{Diagnostics: errs}
 		}
 		for _, t := range targets {
 			out = append(out, DeploymentTarget{
@@ -268,6 +268,20 @@ func DeploymentTargets(reg *model.WorkloadRegistration, workloads []*model.Workl
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// TargetsError is why a Workload's deployment targets cannot be derived. Each diagnostic's Field
+// (`spec.deploymentTargets[N].name`) lets a caller point at the configuration that holds target N.
+type TargetsError struct {
+	Diagnostics model.Diagnostics
+}
+
+func (e *TargetsError) Error() string {
+	msgs := make([]string, len(e.Diagnostics))
+	for i, d := range e.Diagnostics {
+		msgs[i] = d.Error()
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // diagError joins the error diagnostics of the model into one error, or returns nil.

@@ -195,11 +195,11 @@ func TestSourcedWorkloadLinksAndDerivesTargets(t *testing.T) {
 		t.Fatalf("want 1 workload, got %d", len(workloads))
 	}
 	reg := Registration("platform-svc", "platform-team", nil, model.RepoRef{Repo: "https://github.com/microsoft/kalypso-svc-src", Branch: "main", Path: "./workloads"})
-	wm, manifest, err := RegistrationManifests(reg, workloads)
+	manifest, err := RegistrationManifest(reg, workloads)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(manifest, wm) || !strings.Contains(manifest, "kind: WorkloadRegistration\n") {
+	if !strings.HasPrefix(manifest, "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: WorkloadRegistration\n") || !strings.Contains(manifest, "\n---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\n") {
 		t.Fatalf("manifest does not hold the registration and the workload:\n%s", manifest)
 	}
 	set, diags := model.Parse([]string{manifest})

@@ -37,20 +37,13 @@ func DecodeWorkloads(docs []workloadsource.Document) ([]*model.Workload, error) 
 	return out, nil
 }
 
-// RegistrationManifests returns the canonical YAML of the Workloads alone, and of the registration
-// followed by its Workloads: the `workload_manifest` and `manifest` of kalypso_workload_registration.
-func RegistrationManifests(reg *model.WorkloadRegistration, workloads []*model.Workload) (workloadManifest, manifest string, err error) {
-	objs := make([]model.Object, 0, len(workloads))
+// RegistrationManifest returns the canonical YAML of the registration followed by its Workloads: the
+// `manifest` of kalypso_workload_registration.
+func RegistrationManifest(reg *model.WorkloadRegistration, workloads []*model.Workload) (string, error) {
+	objs := make([]model.Object, 0, len(workloads)+1)
+	objs = append(objs, reg)
 	for _, w := range workloads {
 		objs = append(objs, w)
 	}
-	workloadManifest, err = Manifest(objs...)
-	if err != nil {
-		return "", "", err
-	}
-	manifest, err = Manifest(append([]model.Object{reg}, objs...)...)
-	if err != nil {
-		return "", "", err
-	}
-	return workloadManifest, manifest, nil
+	return Manifest(objs...)
 }

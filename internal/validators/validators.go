@@ -7,17 +7,49 @@ package validators
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 )
+
+// AddError reports an attribute error where Terraform can show it. Terraform finds the source of a
+// diagnostic by looking the path's last attribute name up among the resource's top-level arguments
+// (it descends only into blocks, and every attribute here is an argument), so an error at
+// `workload.deployment_targets[1].name` would be shown on the resource's own `name` line, and one at
+// `cluster_type_selector.match_expressions[0].operator` on the resource's first line. A nested path is
+// therefore reported on its top-level argument, whose expression contains the value at fault, and the
+// detail names the full path. Top-level paths, with a map key or list index, are kept: Terraform
+// shows exactly that element.
+func AddError(diags *diag.Diagnostics, p path.Path, summary, detail string) {
+	steps := p.Steps()
+	nested := 0
+	for _, s := range steps {
+		if _, ok := s.(path.PathStepAttributeName); ok {
+			nested++
+		}
+	}
+	if nested <= 1 {
+		diags.AddAttributeError(p, summary, detail)
+		return
+	}
+	top, ok := steps[0].(path.PathStepAttributeName)
+	if !ok {
+		diags.AddAttributeError(p, summary, detail)
+		return
+	}
+	diags.AddAttributeError(path.Root(string(top)), summary, fmt.Sprintf("%s: %s", p, detail))
+}
 
 // Selector operators, as Kubernetes spells them.
 const (
@@ -46,7 +78,7 @@ func (dnsName) ValidateString(_ context.Context, req validator.StringRequest, re
 	}
 	value := req.ConfigValue.ValueString()
 	if msgs := validation.IsDNS1123Subdomain(value); len(msgs) > 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Kubernetes name",
+		AddError(&resp.Diagnostics, req.Path, "Invalid Kubernetes name",
 			fmt.Sprintf("%q is not a valid name: %s. Use lower-case letters, digits, '-' and '.', for example \"my-cluster-type\".", value, strings.Join(msgs, "; ")))
 	}
 }
@@ -75,14 +107,14 @@ func (labelMap) ValidateMap(_ context.Context, req validator.MapRequest, resp *v
 	for _, k := range keys {
 		p := req.Path.AtMapKey(k)
 		for _, msg := range validation.IsQualifiedName(k) {
-			resp.Diagnostics.AddAttributeError(p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
+			AddError(&resp.Diagnostics, p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
 		}
 		s, ok := elems[k].(types.String)
 		if !ok || s.IsNull() || s.IsUnknown() {
 			continue
 		}
 		for _, msg := range validation.IsValidLabelValue(s.ValueString()) {
-			resp.Diagnostics.AddAttributeError(p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
+			AddError(&resp.Diagnostics, p, "Invalid label value", fmt.Sprintf("value %q of label %q: %s", s.ValueString(), k, msg))
 		}
 	}
 }
@@ -102,7 +134,7 @@ func (labelKey) ValidateString(_ context.Context, req validator.StringRequest, r
 		return
 	}
 	for _, msg := range validation.IsQualifiedName(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
+		AddError(&resp.Diagnostics, req.Path, "Invalid label key", fmt.Sprintf("label key %q: %s", req.ConfigValue.ValueString(), msg))
 	}
 }
 
@@ -121,7 +153,7 @@ func (labelValue) ValidateString(_ context.Context, req validator.StringRequest,
 		return
 	}
 	for _, msg := range validation.IsValidLabelValue(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
+		AddError(&resp.Diagnostics, req.Path, "Invalid label value", fmt.Sprintf("label value %q: %s", req.ConfigValue.ValueString(), msg))
 	}
 }
 
@@ -160,12 +192,12 @@ func (selectorRequirement) ValidateObject(_ context.Context, req validator.Objec
 	switch op.ValueString() {
 	case OperatorIn, OperatorNotIn:
 		if n == 0 {
-			resp.Diagnostics.AddAttributeError(p, "Selector operator needs values",
+			AddError(&resp.Diagnostics, p, "Selector operator needs values",
 				fmt.Sprintf("the requirement on key %q uses operator %s, which needs at least one value; set values = [...] or use Exists/DoesNotExist.", key, op.ValueString()))
 		}
 	case OperatorExists, OperatorDoesNotExist:
 		if n > 0 {
-			resp.Diagnostics.AddAttributeError(p, "Selector operator takes no values",
+			AddError(&resp.Diagnostics, p, "Selector operator takes no values",
 				fmt.Sprintf("the requirement on key %q uses operator %s, which must not have values; remove values or use In/NotIn.", key, op.ValueString()))
 		}
 	}
@@ -204,7 +236,167 @@ func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest,
 		return
 	}
 	if _, err := platformconfig.CompileSchema(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON Schema",
+		AddError(&resp.Diagnostics, req.Path, "Invalid JSON Schema",
 			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
+	}
+}
+
+// NoNullElements reports every null element of a map, list or set at the element's own path, at plan
+// time. Terraform accepts `labels = { a = null }` or `values = [null]`, and the provider's conversion
+// would otherwise fail with a "Value Conversion Error" that blames the provider.
+func NoNullElements() noNullElements { return noNullElements{} }
+
+type noNullElements struct{}
+
+var (
+	_ validator.Map  = noNullElements{}
+	_ validator.List = noNullElements{}
+	_ validator.Set  = noNullElements{}
+)
+
+func (noNullElements) Description(context.Context) string {
+	return "elements must not be null"
+}
+func (v noNullElements) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+const nullElementSummary = "Null element"
+
+func (noNullElements) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	elems := req.ConfigValue.Elements()
+	keys := make([]string, 0, len(elems))
+	for k := range elems {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if elems[k].IsNull() {
+			AddError(&resp.Diagnostics, req.Path.AtMapKey(k), nullElementSummary,
+				fmt.Sprintf("%s[%q] is null. Give the key a value (\"\" for an empty string) or remove it; a conditional entry can be written with a for expression that filters out nulls.", req.Path, k))
+		}
+	}
+}
+
+func (noNullElements) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for i, e := range req.ConfigValue.Elements() {
+		if e.IsNull() {
+			AddError(&resp.Diagnostics, req.Path.AtListIndex(i), nullElementSummary,
+				fmt.Sprintf("%s[%d] is null. Remove the element or give it a value; compact() removes nulls and empty strings from a list.", req.Path, i))
+		}
+	}
+}
+
+func (noNullElements) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, e := range req.ConfigValue.Elements() {
+		if e.IsNull() {
+			AddError(&resp.Diagnostics, req.Path.AtSetValue(e), nullElementSummary,
+				fmt.Sprintf("%s holds a null element. Remove it or give it a value.", req.Path))
+		}
+	}
+}
+
+// ConfigMapKeys checks every key of a ConfigMap's data with Kubernetes' rule (IsConfigMapKey), at the key's path.
+func ConfigMapKeys() validator.Map { return configMapKeys{} }
+
+type configMapKeys struct{}
+
+func (configMapKeys) Description(context.Context) string {
+	return "keys must be valid ConfigMap keys: letters, digits, '-', '_' and '.', at most 253 characters, not '.' or '..'"
+}
+func (v configMapKeys) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (configMapKeys) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	keys := make([]string, 0, len(req.ConfigValue.Elements()))
+	for k := range req.ConfigValue.Elements() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if msgs := validation.IsConfigMapKey(k); len(msgs) > 0 {
+			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(k), "Invalid ConfigMap key",
+				fmt.Sprintf("%q cannot be a ConfigMap data key, so Kubernetes would refuse the ConfigMap: %s. Use letters, digits, '-', '_' and '.', for example \"log.level\".", k, strings.Join(msgs, "; ")))
+		}
+	}
+}
+
+// PEMCertificates checks that a string holds one or more PEM CERTIFICATE blocks that parse, and nothing
+// else but whitespace between them.
+func PEMCertificates() validator.String { return pemCertificates{} }
+
+type pemCertificates struct{}
+
+func (pemCertificates) Description(context.Context) string {
+	return "must be one or more PEM-encoded X.509 certificates"
+}
+func (v pemCertificates) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (pemCertificates) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := CheckPEMCertificates(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid PEM certificates", err.Error())
+	}
+}
+
+// CheckPEMCertificates is the check of PEMCertificates, for callers outside a schema.
+func CheckPEMCertificates(text string) error {
+	rest := []byte(text)
+	n := 0
+	for {
+		block, r := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		n++
+		if block.Type != "CERTIFICATE" {
+			return fmt.Errorf("block %d is a PEM %q block, not a CERTIFICATE; give only CA certificates (never a private key)", n, block.Type)
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return fmt.Errorf("certificate %d does not parse: %v", n, err)
+		}
+		rest = r
+	}
+	if n == 0 {
+		return fmt.Errorf("no PEM certificate found; give one or more blocks that start with -----BEGIN CERTIFICATE-----")
+	}
+	if s := strings.TrimSpace(string(rest)); s != "" {
+		return fmt.Errorf("text after certificate %d is not a PEM block; remove it", n)
+	}
+	return nil
+}
+
+// Located wraps a string validator (for example one of terraform-plugin-framework-validators) so that
+// its errors on a nested attribute are reported where Terraform can show them; see AddError.
+func Located(v validator.String) validator.String { return located{v} }
+
+type located struct{ inner validator.String }
+
+func (l located) Description(ctx context.Context) string { return l.inner.Description(ctx) }
+func (l located) MarkdownDescription(ctx context.Context) string {
+	return l.inner.MarkdownDescription(ctx)
+}
+
+func (l located) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	var inner validator.StringResponse
+	l.inner.ValidateString(ctx, req, &inner)
+	for _, d := range inner.Diagnostics {
+		withPath, ok := d.(diag.DiagnosticWithPath)
+		if !ok || d.Severity() != diag.SeverityError {
+			resp.Diagnostics.Append(d)
+			continue
+		}
+		AddError(&resp.Diagnostics, withPath.Path(), d.Summary(), d.Detail())
 	}
 }

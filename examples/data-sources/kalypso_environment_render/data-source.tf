@@ -18,3 +18,9 @@ output "dev_assignments" {
 output "dev_unscheduled" {
   value = data.kalypso_environment_render.dev.unscheduled_deployment_targets
 }
+
+# The data source reports its warnings in the plan itself, and lists them in `warnings` as well, for
+# checks and tests.
+output "dev_warnings" {
+  value = data.kalypso_environment_render.dev.warnings
+}

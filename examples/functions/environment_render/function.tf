@@ -34,3 +34,12 @@ locals {
 output "dev_files" {
   value = keys(local.dev.files)
 }
+
+# A function cannot emit warnings, so it returns them. This check turns them into plan warnings:
+# an unscheduled deployment target, a policy that selects nothing, a mistyped environment, ...
+check "dev_render" {
+  assert {
+    condition     = length(local.dev.warnings) == 0
+    error_message = join("\n", local.dev.warnings)
+  }
+}

@@ -1,0 +1,188 @@
+# Placement rules of the tutorial fleet, tested with `terraform test` and no Git at all:
+#
+#   terraform init && terraform test
+#
+# The scheduling runs in provider::kalypso::environment_render, a pure function, so a plan computes every
+# assignment. Only the two resources that talk to Git are replaced for the tests: the workload
+# registrations get the Workloads the application teams push (as the registrations' `manifest`), and the
+# GitOps commits are not planned. `override_during = plan` needs Terraform 1.11 or later.
+
+override_resource {
+  target          = kalypso_gitops_commit.dev
+  override_during = plan
+}
+
+override_resource {
+  target          = kalypso_gitops_commit.stage
+  override_during = plan
+}
+
+# What the kaizen team's repository holds (examples/tutorial/app-src/workload/workload.yaml).
+override_resource {
+  target          = kalypso_workload_registration.all["hello-world-app"]
+  override_during = plan
+  values = {
+    manifest = <<-EOT
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: WorkloadRegistration
+      metadata:
+        name: hello-world-app
+      spec:
+        workload:
+          repo: https://github.com/microsoft/kalypso-app-src
+          branch: main
+          path: workload/
+        workspace: kaizen-app-team
+      ---
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: Workload
+      metadata:
+        name: hello-world-app
+        labels:
+          type: application
+          family: force
+      spec:
+        deploymentTargets:
+          - name: functional-test
+            labels:
+              purpose: functional-test
+              edge: "true"
+            environment: dev
+            manifests:
+              repo: https://github.com/microsoft/kalypso-app-gitops
+              branch: dev
+              path: ./functional-test
+          - name: performance-test
+            labels:
+              purpose: performance-test
+              edge: "false"
+            environment: dev
+            manifests:
+              repo: https://github.com/microsoft/kalypso-app-gitops
+              branch: dev
+              path: ./performance-test
+          - name: uat-test
+            labels:
+              purpose: uat-test
+            environment: stage
+            manifests:
+              repo: https://github.com/microsoft/kalypso-app-gitops
+              branch: stage
+              path: ./uat-test
+    EOT
+  }
+}
+
+# What the platform team's services repository holds (examples/tutorial/svc-src/workloads/observability.yaml).
+override_resource {
+  target          = kalypso_workload_registration.all["platform-svc"]
+  override_during = plan
+  values = {
+    manifest = <<-EOT
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: WorkloadRegistration
+      metadata:
+        name: platform-svc
+      spec:
+        workload:
+          repo: https://github.com/microsoft/kalypso-svc-src
+          branch: main
+          path: ./workloads
+        workspace: platform-team
+      ---
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: Workload
+      metadata:
+        name: observability
+        annotations:
+          scheduler.kalypso.io/registration: platform-svc
+        labels:
+          type: service
+          stack: observability
+      spec:
+        deploymentTargets:
+          - name: prometheus
+            environment: dev
+            manifests:
+              repo: https://github.com/microsoft/kalypso-svc-gitops
+              branch: dev
+              path: ./prometheus
+    EOT
+  }
+}
+
+# Stage 1: hello-world-app's Dev targets exist, but no policy places them yet. The render warns, and
+# the check block in checks.tf shows that warning in the plan (under test: an expected failure).
+run "stage_1_dev_targets_are_unscheduled_and_warned" {
+  command = plan
+  variables { stage = 1 }
+  expect_failures = [check.dev_render]
+
+  assert {
+    condition     = output.dev_unscheduled == tolist(["hello-world-app-functional-test", "hello-world-app-performance-test"])
+    error_message = "unscheduled at stage 1: ${jsonencode(output.dev_unscheduled)}"
+  }
+  assert {
+    condition     = length(local.dev.warnings) == 1 && strcontains(try(local.dev.warnings[0], ""), "Unscheduled deployment targets")
+    error_message = "dev warnings at stage 1: ${jsonencode(local.dev.warnings)}"
+  }
+}
+
+run "functional_test_lands_only_on_restricted_edge_cluster_types" {
+  command = plan
+  variables { stage = 2 }
+
+  assert {
+    condition = length([
+      for key, _ in output.dev_assignments : key if endswith(key, "/hello-world-app-functional-test")
+    ]) > 0
+    error_message = "functional-test is not placed anywhere: ${jsonencode(output.dev_assignments)}"
+  }
+  assert {
+    condition = alltrue([
+      for key, _ in output.dev_assignments : (
+        lookup(kalypso_cluster_type.dev[split("/", key)[0]].labels, "restricted", "") == "true" &&
+        lookup(kalypso_cluster_type.dev[split("/", key)[0]].labels, "edge", "") == "true"
+      ) if endswith(key, "/hello-world-app-functional-test")
+    ])
+    error_message = "functional-test lands on a cluster type that is not restricted and edge: ${jsonencode(keys(output.dev_assignments))}"
+  }
+}
+
+run "performance_test_lands_only_on_large_cluster_types" {
+  command = plan
+  variables { stage = 2 }
+
+  assert {
+    condition = toset([
+      for key, _ in output.dev_assignments : split("/", key)[0] if endswith(key, "/hello-world-app-performance-test")
+    ]) == toset([for name, ct in kalypso_cluster_type.dev : name if lookup(ct.labels, "size", "") == "large"])
+    error_message = "performance-test placement: ${jsonencode(keys(output.dev_assignments))}"
+  }
+}
+
+run "no_deployment_target_is_unscheduled" {
+  command = plan
+  variables { stage = 5 }
+
+  assert {
+    condition     = length(output.dev_unscheduled) == 0 && length(local.stage.unscheduled_deployment_targets) == 0
+    error_message = "unscheduled: dev ${jsonencode(output.dev_unscheduled)}, stage ${jsonencode(local.stage.unscheduled_deployment_targets)}"
+  }
+  assert {
+    condition     = length(local.dev.warnings) == 0 && length(local.stage.warnings) == 0
+    error_message = "warnings: ${jsonencode(concat(local.dev.warnings, local.stage.warnings))}"
+  }
+}
+
+run "stage_gets_the_uat_targets_on_every_cluster_type" {
+  command = plan
+  variables { stage = 5 }
+
+  assert {
+    condition = toset(keys(output.stage_assignments)) == toset([
+      for name, _ in kalypso_cluster_type.stage : "${name}/hello-world-app-uat-test"
+    ])
+    error_message = "stage assignments: ${jsonencode(keys(output.stage_assignments))}"
+  }
+}

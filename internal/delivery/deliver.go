@@ -1,0 +1,103 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"context"
+	"fmt"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+)
+
+// GitHub returns the pull-request service; it is called only in pull-request mode.
+type GitHub func() (*githubpr.Service, error)
+
+// DeliverRequest is one apply: the Git change and, in pull-request mode (Apply.HeadBranch set), the
+// pull request that proposes it.
+type DeliverRequest struct {
+	Apply gitrepo.ApplyRequest
+	// Title overrides the generated pull-request title.
+	Title string
+	// Labels are the configured pull-request labels.
+	Labels []string
+	// PromotedChanged is true when the change moves the promoted commit (the pull request gets LabelPromoted).
+	PromotedChanged  bool
+	PromotedCommitID string
+}
+
+// DeliverResult is what an apply did.
+type DeliverResult struct {
+	Git gitrepo.ApplyResult
+	// PullRequest is the opened or updated pull request; nil in direct mode or when there was nothing to propose.
+	PullRequest *githubpr.PR
+}
+
+// DeliverError is a failed apply: a summary, the attribute it concerns, and the cause.
+type DeliverError struct {
+	Attribute string
+	Summary   string
+	Err       error
+}
+
+func (e *DeliverError) Error() string { return e.Summary + ": " + e.Err.Error() }
+
+func (e *DeliverError) Unwrap() error { return e.Err }
+
+// Deliver performs the change (one commit, none when nothing changes) and, in pull-request mode, opens or
+// updates the one pull request of the head branch.
+func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverRequest) (DeliverResult, error) {
+	res, err := c.Apply(ctx, req.Apply)
+	if err != nil {
+		_, attr := ErrorHint(err)
+		return DeliverResult{Git: res}, &DeliverError{Attribute: attr, Summary: "Cannot deliver the files to Git", Err: err}
+	}
+	out := DeliverResult{Git: res}
+	if req.Apply.HeadBranch == "" || !res.Changed {
+		return out, nil
+	}
+	owner, repo, err := githubpr.ParseRepo(req.Apply.RepoURL)
+	if err != nil {
+		return out, &DeliverError{Attribute: "repository_url", Summary: "Pull-request mode needs a GitHub repository URL", Err: err}
+	}
+	svc, err := gh()
+	if err != nil {
+		return out, &DeliverError{Summary: "Invalid GitHub configuration", Err: fmt.Errorf("%w. Check the provider's github_base_url", err)}
+	}
+	title, body := githubpr.Describe(githubpr.Summary{
+		Base: req.Apply.Branch, Path: req.Apply.Path,
+		Added: res.Changes.Added, Modified: res.Changes.Modified, Removed: res.Changes.Removed,
+		PromotedCommitID: req.PromotedCommitID, PromotedChanged: req.PromotedChanged,
+	})
+	if req.Title != "" {
+		title = req.Title
+	}
+	pr, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{
+		Owner: owner, Repo: repo, Base: req.Apply.Branch, Head: req.Apply.HeadBranch, Title: title, Body: body, Labels: Labels(req.Labels, req.PromotedChanged),
+	})
+	if err != nil {
+		return out, &DeliverError{Summary: "Cannot open or update the pull request", Err: fmt.Errorf(
+			"the commit %s is on branch %q, but the GitHub API failed: %w. Check the provider's git_token (it needs pull-request write access) "+
+				"and github_base_url; the next apply retries", res.CommitSHA, req.Apply.HeadBranch, err)}
+	}
+	out.PullRequest = &pr
+	return out, nil
+}
+
+// ReadPullRequest reads the state of a pull request opened by Deliver.
+func ReadPullRequest(ctx context.Context, gh GitHub, repoURL string, number int) (githubpr.PR, error) {
+	owner, repo, err := githubpr.ParseRepo(repoURL)
+	if err != nil {
+		return githubpr.PR{}, &DeliverError{Attribute: "repository_url", Summary: "Pull-request mode needs a GitHub repository URL", Err: err}
+	}
+	svc, err := gh()
+	if err != nil {
+		return githubpr.PR{}, &DeliverError{Summary: "Invalid GitHub configuration", Err: err}
+	}
+	pr, err := svc.Get(ctx, owner, repo, number)
+	if err != nil {
+		return githubpr.PR{}, &DeliverError{Summary: "Cannot read the pull request", Err: fmt.Errorf("%w. Check the provider's git_token and github_base_url", err)}
+	}
+	return pr, nil
+}

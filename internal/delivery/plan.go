@@ -1,0 +1,142 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+)
+
+// PlanRequest is what a plan needs to compute the change set against a branch.
+type PlanRequest struct {
+	RepoURL string
+	// Branch is the branch written (the pull request's base in PR mode).
+	Branch string
+	// ReadBranch is the branch whose tree the change set is computed against: Branch, or in PR mode the
+	// head branch of an open pull request (Branch when that head branch is gone).
+	ReadBranch   string
+	CreateBranch bool
+	PullRequest  bool
+	Desired      Desired
+	// LastTree is the managed tree id the refreshed state recorded ("" when there is no state): a branch that
+	// holds anything else changed between the refresh and this plan.
+	LastTree         string
+	MaxChanges       int
+	MaxDeletePercent int
+}
+
+// PlanError is a refused plan: the attribute it concerns, a summary, and what was found and what to do.
+type PlanError struct {
+	Attribute string // "" for none
+	Summary   string
+	Err       error
+}
+
+func (e *PlanError) Error() string { return e.Summary + ": " + e.Err.Error() }
+
+func (e *PlanError) Unwrap() error { return e.Err }
+
+// PlanAgainstBranch reads the branch and returns the change set, or the guard that refuses it. It never
+// writes to the repository.
+func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan, error) {
+	inspect := func(branch string) (*gitrepo.Inspection, error) {
+		return c.Inspect(ctx, gitrepo.InspectRequest{
+			RepoURL: req.RepoURL, Branch: branch, Path: req.Desired.Path,
+			RootFiles: []string{PromotedCommitFile, MarkerPath(req.Desired.Path)}, Marker: OwnerMarker,
+		})
+	}
+	readBranch := req.ReadBranch
+	if readBranch == "" {
+		readBranch = req.Branch
+	}
+	ins, err := inspect(readBranch)
+	if err == nil && !ins.BranchExists && readBranch != req.Branch {
+		readBranch = req.Branch // the head branch is gone: plan against the base
+		ins, err = inspect(readBranch)
+	}
+	if err != nil {
+		_, attr := ErrorHint(err)
+		return nil, &PlanError{Attribute: attr, Summary: "Cannot read the Git repository", Err: err}
+	}
+	if req.LastTree != "" && ins.BranchExists && req.LastTree != ins.ManagedTree {
+		// The state was refreshed when this plan was made, and Terraform plans again right before it applies
+		// a saved plan: a difference here means the files under path changed in between (or the plan runs
+		// with -refresh=false after out-of-band edits). The saved plan no longer shows what would happen.
+		return nil, &PlanError{Attribute: "path", Summary: "The branch changed since the plan", Err: fmt.Errorf(
+			"the files under path on branch %q are now Git tree %s, but the plan was made against tree %s. "+
+				"Nothing was written. Run terraform plan again (with refresh) and review the new changes before applying", readBranch, ins.ManagedTree, req.LastTree)}
+	}
+	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
+		hint := ""
+		if req.PullRequest {
+			hint = " In pull-request mode the base branch must exist."
+		}
+		return nil, &PlanError{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(readBranch, ins.Branches), hint)}
+	}
+	if err := CheckOverlap(req.Desired.Path, ins.Markers); err != nil {
+		return nil, &PlanError{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
+	}
+	p, err := Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
+		return c.ReadBlobs(req.RepoURL, ids)
+	})
+	if err != nil {
+		return nil, &PlanError{Summary: "Cannot compute the change set", Err: err}
+	}
+	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), req.MaxDeletePercent); err != nil {
+		return nil, &PlanError{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
+	}
+	return p, nil
+}
+
+// RefreshRequest is what a refresh reads.
+type RefreshRequest struct {
+	RepoURL, Branch, Path string
+	// HeadBranch is read instead of Branch while a pull request is open (Branch when it is gone).
+	HeadBranch string
+	// Files, when true, reads the managed files' content (files mode); Known is what the state holds.
+	Files bool
+	Known map[string]string
+}
+
+// Refreshed is what a refresh found. Gone is true when the repository or the branch provably no longer exists.
+type Refreshed struct {
+	*gitrepo.Inspection
+	Files map[string]string
+	Gone  error
+}
+
+// Refresh reads what the branch holds under the path.
+func Refresh(ctx context.Context, c *gitrepo.Client, req RefreshRequest) (*Refreshed, error) {
+	inspect := func(b string) (*gitrepo.Inspection, error) {
+		return c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: req.RepoURL, Branch: b, Path: req.Path, RootFiles: []string{PromotedCommitFile}})
+	}
+	branch := req.Branch
+	if req.HeadBranch != "" {
+		branch = req.HeadBranch
+	}
+	ins, err := inspect(branch)
+	if err == nil && !ins.BranchExists && branch != req.Branch {
+		branch = req.Branch // the head branch is gone: compare with the base
+		ins, err = inspect(branch)
+	}
+	if err == nil && !ins.BranchExists {
+		err = &gitrepo.Error{Op: "read", Repo: req.RepoURL, Branch: branch, Err: gitrepo.ErrBranchNotFound}
+	}
+	if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
+		return &Refreshed{Gone: err}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &Refreshed{Inspection: ins}
+	if req.Files {
+		if out.Files, err = ReadManaged(ins, req.Known, func(ids []string) (map[string][]byte, error) { return c.ReadBlobs(req.RepoURL, ids) }); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,168 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+)
+
+// Warnings about a model that renders but probably not as meant. A render cannot tell a typo from an
+// intention, so these never stop it; they are what the data source shows as plan warnings and what
+// the function returns as `warnings`, so a `check` block can assert that there are none.
+const (
+	SummaryEmptyEnvironment = "Environment has no deployment targets"
+	SummaryPolicyIdle       = "Scheduling policy selects nothing"
+)
+
+// environmentWarnings warns when the rendered environment has no deployment target while Workloads
+// have targets in other environments: the signature of a mistyped environment ("Dev" for "dev").
+func environmentWarnings(environment string, set *model.Set, targets []*DeploymentTarget) model.Diagnostics {
+	if len(targets) > 0 {
+		return nil
+	}
+	envs := map[string]bool{}
+	for _, w := range set.Workloads {
+		for _, t := range w.Spec.DeploymentTargets {
+			envs[t.Environment] = true
+		}
+	}
+	if len(envs) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(envs))
+	var near []string
+	for e := range envs {
+		names = append(names, e)
+		if strings.EqualFold(strings.TrimSpace(e), strings.TrimSpace(environment)) {
+			near = append(near, e)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(near)
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	detail := fmt.Sprintf("no Workload has a deployment target in environment %q, so nothing is scheduled and every cluster type folder stays empty. "+
+		"The environments that have deployment targets are: %s.", environment, abbreviate(quoted, 20))
+	if len(near) > 0 {
+		detail += fmt.Sprintf(" Environment names are case-sensitive: did you mean %q?", near[0])
+	} else {
+		detail += " Check `environment`, or the `environment` of the Workloads' deployment targets."
+	}
+	return model.Diagnostics{{Severity: model.SeverityWarning, Summary: SummaryEmptyEnvironment, Source: model.NoSource, Detail: detail}}
+}
+
+// policyWarnings warns about every scheduling policy that places nothing, saying whether its cluster
+// type selector or its deployment target selector (with its workspace) comes up empty. It says
+// nothing when the environment has no deployment targets: environmentWarnings covers that.
+func policyWarnings(set *model.Set, targets []*DeploymentTarget, assignments []Assignment) model.Diagnostics {
+	if len(targets) == 0 {
+		return nil
+	}
+	used := make(map[string]bool, len(set.SchedulingPolicies))
+	for _, a := range assignments {
+		for _, p := range a.SchedulingPolicies {
+			used[p] = true
+		}
+	}
+	var diags model.Diagnostics
+	for _, p := range set.SchedulingPolicies {
+		if used[p.Metadata.Name] {
+			continue
+		}
+		dtSel, err1 := model.CompileSelector(p.Spec.DeploymentTargetSelector.LabelSelector)
+		ctSel, err2 := model.CompileSelector(p.Spec.ClusterTypeSelector.LabelSelector)
+		if err1 != nil || err2 != nil {
+			continue // Schedule reported the invalid selector as an error
+		}
+		var why []string
+		cts := 0
+		for _, ct := range set.ClusterTypes {
+			if ctSel.Matches(labels.Set(ct.Metadata.Labels)) {
+				cts++
+			}
+		}
+		if cts == 0 {
+			why = append(why, fmt.Sprintf("its clusterTypeSelector matches none of the %d cluster type(s) of the environment", len(set.ClusterTypes)))
+		}
+		ws := p.Spec.DeploymentTargetSelector.Workspace
+		inWorkspace, matched := 0, 0
+		for _, t := range targets {
+			if ws != "" && ws != t.Labels[WorkspaceLabel] {
+				continue
+			}
+			inWorkspace++
+			if dtSel.Matches(labels.Set(t.Labels)) {
+				matched++
+			}
+		}
+		switch {
+		case inWorkspace == 0:
+			why = append(why, fmt.Sprintf("no deployment target of the environment is in workspace %q", ws))
+		case matched == 0 && ws != "":
+			why = append(why, fmt.Sprintf("its deploymentTargetSelector matches none of the %d deployment target(s) of workspace %q", inWorkspace, ws))
+		case matched == 0:
+			why = append(why, fmt.Sprintf("its deploymentTargetSelector matches none of the %d deployment target(s)", inWorkspace))
+		}
+		diags = append(diags, model.Diagnostic{
+			Severity: model.SeverityWarning, Summary: SummaryPolicyIdle, Source: set.Source(model.KindSchedulingPolicy, p.Metadata.Name),
+			Kind: model.KindSchedulingPolicy, Name: p.Metadata.Name,
+			Detail: fmt.Sprintf("scheduling policy %q places no deployment target on any cluster type: %s. Check its selectors and workspace, or remove it.",
+				p.Metadata.Name, strings.Join(why, ", and ")),
+		})
+	}
+	return diags
+}
+
+// assignmentDiag is a diagnostic of one assignment's render, before identical ones are merged.
+type assignmentDiag struct {
+	target string
+	diag   model.Diagnostic
+}
+
+// mergeAssignmentDiags reports each distinct problem once, listing the deployment targets it affects:
+// a broken template on a cluster type with 300 targets is one error, not 300.
+func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
+	type key struct {
+		sev                              model.Severity
+		summary, kind, name, field, text string
+	}
+	var order []key
+	first := map[key]model.Diagnostic{}
+	targets := map[key][]string{}
+	for _, r := range rendered {
+		for _, ad := range r.diags {
+			d := ad.diag
+			k := key{d.Severity, d.Summary, d.Kind, d.Name, d.Field, d.Detail}
+			if _, ok := first[k]; !ok {
+				order = append(order, k)
+				first[k] = d
+			}
+			targets[k] = append(targets[k], ad.target)
+		}
+	}
+	out := make(model.Diagnostics, 0, len(order))
+	for _, k := range order {
+		d := first[k]
+		ts := targets[k]
+		if len(ts) == 1 {
+			d.Detail = fmt.Sprintf("deployment target %q on cluster type %q: %s", ts[0], d.Name, d.Detail)
+		} else {
+			quoted := make([]string, len(ts))
+			for i, t := range ts {
+				quoted[i] = fmt.Sprintf("%q", t)
+			}
+			d.Detail = fmt.Sprintf("%d deployment targets on cluster type %q (%s): %s", len(ts), d.Name, abbreviate(quoted, 10), d.Detail)
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+)
+
+// warningFleet: one cluster type, one workload with targets in "dev" and "stage".
+func warningFleet(policies ...string) []string {
+	docs := []string{
+		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
+		registrationDoc("app", "team"),
+		workloadDoc("app", "", nil,
+			targetSpec{name: "func", env: "dev", labels: map[string]string{"purpose": "func"}},
+			targetSpec{name: "uat", env: "stage", labels: map[string]string{"purpose": "uat"}}),
+	}
+	return append(append(docs, policies...), simpleTemplates...)
+}
+
+// TestWarningEmptyEnvironment: "Dev" for "dev" renders nothing; the warning names the environments
+// that exist and the one that differs only in case.
+func TestWarningEmptyEnvironment(t *testing.T) {
+	_, diags := mustRender(t, "Dev", Options{}, warningFleet(policyDoc("all", "", "", ""))...)
+	if len(diags) != 1 {
+		t.Fatalf("want one warning, got %v", diags)
+	}
+	d := diags[0]
+	if d.Severity != model.SeverityWarning || d.Summary != SummaryEmptyEnvironment {
+		t.Fatalf("diagnostic = %+v", d)
+	}
+	for _, want := range []string{`environment "Dev"`, `"dev", "stage"`, `did you mean "dev"?`} {
+		if !strings.Contains(d.Detail, want) {
+			t.Errorf("detail %q lacks %q", d.Detail, want)
+		}
+	}
+	// An environment without any Workload at all (a fresh repository) is not a typo.
+	_, diags = mustRender(t, "dev", Options{}, clusterTypeDoc("large", nil, "rec", "ns", "cfg"))
+	if len(diags) != 0 {
+		t.Errorf("no workloads: %v", diags)
+	}
+}
+
+// TestWarningPolicySelectsNothing: each way a policy can come up empty is named.
+func TestWarningPolicySelectsNothing(t *testing.T) {
+	cases := []struct {
+		name, policy, reason string
+	}{
+		{"no cluster type", policyDoc("p", "", "", "{matchLabels: {size: tiny}}"), "its clusterTypeSelector matches none of the 1 cluster type(s)"},
+		{"no target", policyDoc("p", "", "{matchLabels: {purpose: perf}}", ""), "its deploymentTargetSelector matches none of the 1 deployment target(s)"},
+		{"other workspace", policyDoc("p", "other-team", "", ""), `no deployment target of the environment is in workspace "other-team"`},
+		{"workspace, no target", policyDoc("p", "team", "{matchLabels: {purpose: perf}}", ""), `matches none of the 1 deployment target(s) of workspace "team"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, diags := mustRender(t, "dev", Options{}, warningFleet(policyDoc("placer", "", "", ""), c.policy)...)
+			if len(diags) != 1 {
+				t.Fatalf("want one warning, got %v", diags)
+			}
+			d := diags[0]
+			if d.Severity != model.SeverityWarning || d.Summary != SummaryPolicyIdle || d.Kind != model.KindSchedulingPolicy || d.Name != "p" || d.Source.Input != 4 {
+				t.Errorf("diagnostic = %+v", d)
+			}
+			if !strings.Contains(d.Detail, c.reason) {
+				t.Errorf("detail %q lacks %q", d.Detail, c.reason)
+			}
+		})
+	}
+	// A policy that places something, and the same one on an environment without targets, say nothing more.
+	if _, diags := mustRender(t, "dev", Options{}, warningFleet(policyDoc("placer", "", "", ""))...); len(diags) != 0 {
+		t.Errorf("busy policy: %v", diags)
+	}
+}
+
+// TestRenderErrorReportedOncePerProblem: a template that fails on every target of a cluster type is
+// one error listing the targets, not one error per target.
+func TestRenderErrorReportedOncePerProblem(t *testing.T) {
+	docs := []string{
+		clusterTypeDoc("large", nil, "broken", "ns", "cfg"),
+		registrationDoc("app", "team"),
+		workloadDoc("app", "", nil,
+			targetSpec{name: "a", env: "dev"}, targetSpec{name: "b", env: "dev"}, targetSpec{name: "c", env: "dev"}),
+		policyDoc("all", "", "", ""),
+		templateDoc("broken", "reconciler", "", "{{ fail \"no reconciler for this cluster type\" }}"),
+	}
+	docs = append(docs, simpleTemplates...)
+	_, diags := NewEngine().Render("dev", docs, Options{})
+	errs := diags.Errors()
+	if len(errs) != 1 {
+		t.Fatalf("want one error, got %d: %v", len(errs), errs)
+	}
+	d := errs[0]
+	if d.Summary != "Template failed" || d.Kind != model.KindClusterType || d.Name != "large" || d.Field != "spec.reconciler" {
+		t.Errorf("diagnostic = %+v", d)
+	}
+	for _, want := range []string{`3 deployment targets on cluster type "large" ("app-a", "app-b", "app-c")`, `Template "broken"`, "no reconciler for this cluster type"} {
+		if !strings.Contains(d.Detail, want) {
+			t.Errorf("detail %q lacks %q", d.Detail, want)
+		}
+	}
+}

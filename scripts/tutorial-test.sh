@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Copyright (c) The terraform-provider-kalypso authors.
+# SPDX-License-Identifier: MPL-2.0
+#
+# `terraform test` of examples/tutorial/tests, offline and without dev_overrides: the provider is installed
+# with `make install` into the implicit local mirror of a temporary HOME, as README's Install section says,
+# and the tutorial is initialised and tested in a temporary copy. Needs Terraform >= 1.11
+# (`override_during`). TERRAFORM=/path/to/tofu runs it with OpenTofu instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+tf=$(command -v "${TERRAFORM:-terraform}")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+export GOPATH GOMODCACHE GOCACHE
+GOPATH=$(go env GOPATH) GOMODCACHE=$(go env GOMODCACHE) GOCACHE=$(go env GOCACHE)
+export HOME="$work/home"
+mkdir -p "$HOME"
+unset TF_CLI_CONFIG_FILE TF_PLUGIN_CACHE_DIR TF_CLI_ARGS TF_CLI_ARGS_init TF_CLI_ARGS_test
+export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+
+make --no-print-directory install >/dev/null
+cp -r "$root/examples/tutorial" "$work/tutorial"
+cd "$work/tutorial"
+rm -rf .terraform .terraform.lock.hcl
+"$tf" init -input=false -no-color >init.txt 2>&1 || { cat init.txt; exit 1; }
+"$tf" test -no-color
