@@ -41,12 +41,11 @@ type Entry struct {
 
 // Inspection is what a branch holds under a path, read from one commit.
 type Inspection struct {
-	// BranchExists is false when the branch does not exist; the other fields then describe the
-	// default branch (the base a created branch starts from), or nothing in an empty repository.
+	// BranchExists is false when the branch does not exist; the other fields are then empty.
 	BranchExists bool
 	// Branches lists the repository's branches, sorted; filled only when the branch does not exist.
 	Branches []string
-	// BaseBranch is the branch read: Branch, or the default branch when Branch does not exist.
+	// BaseBranch is the branch read: Branch, or "" when it does not exist.
 	BaseBranch string
 	// HeadSHA is the commit read ("" for an empty repository).
 	HeadSHA string
@@ -80,22 +79,12 @@ func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, 
 	out := &Inspection{BranchExists: true, BaseBranch: req.Branch, Managed: map[string]Entry{}, RootFiles: map[string][]byte{}, ManagedTree: EmptyTreeID}
 	h, err := s.head(ctx, req.Branch)
 	if errors.Is(err, ErrBranchNotFound) {
-		out.BranchExists = false
+		// A missing branch holds nothing; a created one starts empty (ApplyRequest.Orphan).
+		out.BranchExists, out.BaseBranch = false, ""
 		if out.Branches, err = s.branches(ctx); err != nil {
 			return nil, opErr(err)
 		}
-		from, derr := s.defaultBranch(ctx)
-		if derr != nil {
-			return nil, opErr(derr)
-		}
-		out.BaseBranch = from
-		if from == "" || from == req.Branch {
-			return out, nil
-		}
-		h, err = s.head(ctx, from)
-		if errors.Is(err, ErrBranchNotFound) {
-			return out, nil
-		}
+		return out, nil
 	}
 	if err != nil {
 		return nil, opErr(err)
