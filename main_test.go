@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
@@ -75,4 +77,71 @@ func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 			t.Fatalf("cache_dir holds %v (%v), want the clone", entries, err)
 		}
 	})
+}
+
+// TestCtrlCStopsARunawayTemplate: a template that would run for hours ({{ range 9000000000 }}), with
+// template_timeout and render_timeout raised far beyond the test, is stopped by Ctrl-C: terraform gets
+// SIGINT, sends StopProvider, the provider cancels the render's context, and terraform exits with the
+// render's "Render canceled" error. The time from SIGINT to exit is logged; the bound below only keeps
+// a regression from hanging the suite.
+func TestCtrlCStopsARunawayTemplate(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("set TF_ACC=1: builds the provider and runs terraform")
+	}
+	tfBin, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("terraform not on PATH")
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	rc := filepath.Join(work, "terraformrc")
+	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
+	manifests := av + "kind: ClusterType\nmetadata:\n  name: large\nspec:\n  reconciler: runaway\n  namespaceService: default\n---\n" +
+		av + "kind: WorkloadRegistration\nmetadata:\n  name: app\nspec:\n  workspace: team\n  workload: {repo: https://example.com/app, branch: main, path: .}\n---\n" +
+		av + "kind: Workload\nmetadata:\n  name: app\nspec:\n  deploymentTargets:\n    - {name: web, environment: dev, manifests: {repo: https://example.com/app, branch: main, path: ./web}}\n---\n" +
+		av + "kind: SchedulingPolicy\nmetadata:\n  name: all\nspec:\n  deploymentTargetSelector: {}\n  clusterTypeSelector: {}\n---\n" +
+		av + "kind: Template\nmetadata:\n  name: runaway\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range 9000000000 }}{{ end }}'\n"
+	dir := t.TempDir()
+	cfg := "terraform {\n  required_providers {\n    kalypso = { source = \"kalypso/kalypso\" }\n  }\n}\n" +
+		"provider \"kalypso\" {\n  template_timeout = \"10h\"\n  render_timeout = \"10h\"\n}\n" +
+		"data \"kalypso_environment_render\" \"this\" {\n  environment = \"dev\"\n  manifests = [" + strconv.Quote(manifests) + "]\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tfBin, "plan", "-input=false", "-no-color")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Give terraform time to start the provider and enter the render.
+	select {
+	case err := <-done:
+		t.Fatalf("terraform ended before Ctrl-C: %v\n%s", err, out.String())
+	case <-time.After(8 * time.Second):
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		t.Logf("terraform exited %v after SIGINT", time.Since(sent).Round(10*time.Millisecond))
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("terraform still running 60s after SIGINT\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Render canceled") {
+		t.Errorf("no render-canceled diagnostic:\n%s", out.String())
+	}
 }

@@ -57,13 +57,6 @@ type Result struct {
 	// Set is the decoded model of Manifests.
 	Set *model.Set
 
-	ClusterTypes          []string
-	SchedulingPolicies    []string
-	WorkloadRegistrations []string
-	Workloads             []string
-	Templates             []string
-	Configs               []string
-	ConfigSchemas         []string
 	// BaseRepoCommit is spec.commit of the BaseRepo named `main`, or "".
 	BaseRepoCommit string
 	// GitOpsRepo is the spec of the GitOpsRepo, or nil.
@@ -288,22 +281,7 @@ func ReadFiles(ctx context.Context, files map[string][]byte, sub string, opts Op
 	return res, diags
 }
 
-func names[T model.Object](items []T) []string {
-	out := make([]string, 0, len(items))
-	for _, o := range items {
-		out = append(out, o.GetName())
-	}
-	return out
-}
-
 func summarise(res *Result, set *model.Set) {
-	res.ClusterTypes = names(set.ClusterTypes)
-	res.SchedulingPolicies = names(set.SchedulingPolicies)
-	res.WorkloadRegistrations = names(set.WorkloadRegistrations)
-	res.Workloads = names(set.Workloads)
-	res.Templates = names(set.Templates)
-	res.Configs = names(set.ConfigMaps)
-	res.ConfigSchemas = names(set.ConfigSchemas)
 	res.BaseRepoCommit = set.PromotedCommit()
 	if len(set.GitOpsRepos) > 0 {
 		spec := set.GitOpsRepos[0].Spec

@@ -65,14 +65,14 @@ func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 	client := svcSrcClient(t)
 	main := must(t)(ReadDir(ctx, fixtureDir("control-plane-main"), Options{ResolveWorkloads: true, Client: client}))
 
-	if got, want := main.Templates, []string{"arc-flux", "argocd", "configmap", "default"}; !reflect.DeepEqual(got, want) {
+	if got, want := main.Set.Names(model.KindTemplate), []string{"arc-flux", "argocd", "configmap", "default"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("templates = %v, want %v", got, want)
 	}
-	if !reflect.DeepEqual(main.WorkloadRegistrations, []string{"platform-svc"}) {
-		t.Fatalf("registrations = %v", main.WorkloadRegistrations)
+	if !reflect.DeepEqual(main.Set.Names(model.KindWorkloadRegistration), []string{"platform-svc"}) {
+		t.Fatalf("registrations = %v", main.Set.Names(model.KindWorkloadRegistration))
 	}
-	if !reflect.DeepEqual(main.Workloads, []string{"observability"}) {
-		t.Fatalf("resolved workloads = %v", main.Workloads)
+	if !reflect.DeepEqual(main.Set.Names(model.KindWorkload), []string{"observability"}) {
+		t.Fatalf("resolved workloads = %v", main.Set.Names(model.KindWorkload))
 	}
 	if main.WorkloadCommits["platform-svc"] == "" {
 		t.Fatal("workload commit not recorded")
@@ -88,7 +88,7 @@ func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 			if envRes.GitOpsRepo == nil || envRes.GitOpsRepo.Branch != env || envRes.GitOpsRepo.Repo != "https://github.com/microsoft/kalypso-gitops" {
 				t.Fatalf("gitops repo = %+v", envRes.GitOpsRepo)
 			}
-			if len(envRes.ClusterTypes) == 0 || len(envRes.SchedulingPolicies) == 0 && env == "dev" || len(envRes.Configs) == 0 {
+			if len(envRes.Set.Names(model.KindClusterType)) == 0 || len(envRes.Set.Names(model.KindSchedulingPolicy)) == 0 && env == "dev" || len(envRes.Set.Names(model.KindConfigMap)) == 0 {
 				t.Fatalf("summaries missing: %+v", envRes)
 			}
 			renderAndCompare(t, env, main, envRes)
@@ -109,8 +109,8 @@ func TestFixtureWithoutResolvingWorkloadsSchedulesNothing(t *testing.T) {
 	if fixtures.DiffTrees(want, out.Files) == "" {
 		t.Fatal("render without the Workload should differ from the expected tree")
 	}
-	if len(main.Workloads) != 0 {
-		t.Fatalf("workloads resolved without resolve_workloads: %v", main.Workloads)
+	if len(main.Set.Names(model.KindWorkload)) != 0 {
+		t.Fatalf("workloads resolved without resolve_workloads: %v", main.Set.Names(model.KindWorkload))
 	}
 }
 
@@ -160,8 +160,8 @@ func TestGitModeSubdirectoryHonoursRootSourceignore(t *testing.T) {
 		"cp/.github/workflow.yml": "name: ci\non: [push]\n",
 	})
 	res := must(t)(ReadGit(context.Background(), "file://"+bare, "main", "cp", Options{}))
-	if !reflect.DeepEqual(res.ClusterTypes, []string{"small"}) {
-		t.Fatalf("cluster types = %v", res.ClusterTypes)
+	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), []string{"small"}) {
+		t.Fatalf("cluster types = %v", res.Set.Names(model.KindClusterType))
 	}
 	// The repository has its own .sourceignore, so Flux's CI defaults do not apply: the workflow is read and skipped.
 	if len(res.Skipped) != 1 || res.Skipped[0].File != "cp/.github/workflow.yml" {
@@ -193,8 +193,8 @@ func TestSourceignoreSemantics(t *testing.T) {
 	}
 	res := must(t)(ReadDir(context.Background(), writeTree(t, files), Options{}))
 	want := []string{"a", "b", "github", "keep", "skip-root-not-scoped"}
-	if !reflect.DeepEqual(res.ClusterTypes, want) {
-		t.Fatalf("cluster types = %v, want %v", res.ClusterTypes, want)
+	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), want) {
+		t.Fatalf("cluster types = %v, want %v", res.Set.Names(model.KindClusterType), want)
 	}
 
 	// Without any .sourceignore, Flux's defaults exclude CI folders such as .github/.
@@ -202,15 +202,15 @@ func TestSourceignoreSemantics(t *testing.T) {
 	delete(files, "b/.sourceignore")
 	res = must(t)(ReadDir(context.Background(), writeTree(t, files), Options{}))
 	want = []string{"a", "b", "drop", "keep", "skip-nested", "skip-root-not-scoped"}
-	if !reflect.DeepEqual(res.ClusterTypes, want) {
-		t.Fatalf("defaults: cluster types = %v, want %v", res.ClusterTypes, want)
+	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), want) {
+		t.Fatalf("defaults: cluster types = %v, want %v", res.Set.Names(model.KindClusterType), want)
 	}
 
 	// Extra patterns (like GitRepository spec.ignore) replace the defaults too.
 	res = must(t)(ReadDir(context.Background(), writeTree(t, files), Options{Ignore: "/a.yaml\n"}))
 	want = []string{"b", "drop", "github", "keep", "skip-nested", "skip-root-not-scoped"}
-	if !reflect.DeepEqual(res.ClusterTypes, want) {
-		t.Fatalf("extra ignore: cluster types = %v, want %v", res.ClusterTypes, want)
+	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), want) {
+		t.Fatalf("extra ignore: cluster types = %v, want %v", res.Set.Names(model.KindClusterType), want)
 	}
 }
 
@@ -245,8 +245,8 @@ func TestSkippedDocumentsAreReported(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("skipped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !reflect.DeepEqual(res.Configs, []string{"platform"}) || !reflect.DeepEqual(res.ClusterTypes, []string{"a"}) {
-		t.Fatalf("configs %v cluster types %v", res.Configs, res.ClusterTypes)
+	if !reflect.DeepEqual(res.Set.Names(model.KindConfigMap), []string{"platform"}) || !reflect.DeepEqual(res.Set.Names(model.KindClusterType), []string{"a"}) {
+		t.Fatalf("configs %v cluster types %v", res.Set.Names(model.KindConfigMap), res.Set.Names(model.KindClusterType))
 	}
 	// Manifests are the kept documents verbatim, in file order.
 	if len(res.Manifests) != 2 || !strings.HasPrefix(res.Manifests[0], "apiVersion: v1\nkind: ConfigMap") || res.Manifests[1] != clusterType("a") {
@@ -328,8 +328,8 @@ func TestDiagnostics(t *testing.T) {
 func TestSplitLikeFlux(t *testing.T) {
 	crlf := strings.ReplaceAll(clusterType("a")+"--- # second\n"+clusterType("b")+"---  \n"+clusterType("c"), "\n", "\r\n")
 	res := must(t)(ReadDir(context.Background(), writeTree(t, map[string]string{"cts.yaml": crlf}), Options{}))
-	if !reflect.DeepEqual(res.ClusterTypes, []string{"a", "b", "c"}) {
-		t.Fatalf("cluster types %v, want a, b, c", res.ClusterTypes)
+	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), []string{"a", "b", "c"}) {
+		t.Fatalf("cluster types %v, want a, b, c", res.Set.Names(model.KindClusterType))
 	}
 	for _, m := range res.Manifests {
 		if strings.Contains(m, "\r") {

@@ -151,6 +151,13 @@ func isBlankDocument(text string) bool {
 		return err == nil && n == 0
 	}
 	for _, ln := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(ln, "..."); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			// A document end marker (followed by nothing, whitespace or a comment) holds nothing;
+			// `...#` or `...x` is text.
+			if r := strings.Trim(rest, " \t"); r == "" || r[0] == '#' {
+				continue
+			}
+		}
 		t := strings.Trim(ln, " \t")
 		if t != "" && !strings.HasPrefix(t, "#") {
 			return false

@@ -4,7 +4,6 @@
 package model
 
 import (
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,13 +67,7 @@ func FuzzSplitAndDecode(f *testing.F) {
 			if diags.HasError() {
 				t.Fatalf("re-parse of\n%s\nfailed: %v", out, diags)
 			}
-			var back []Object
-			for _, o := range []interface{}{set.ClusterTypes, set.SchedulingPolicies, set.Workloads, set.WorkloadRegistrations, set.Templates, set.ConfigMaps, set.ConfigSchemas, set.BaseRepos, set.GitOpsRepos, set.Environments} {
-				v := reflect.ValueOf(o)
-				for i := 0; i < v.Len(); i++ {
-					back = append(back, v.Index(i).Interface().(Object))
-				}
-			}
+			back := set.Objects()
 			if len(back) != 1 {
 				t.Fatalf("round trip gave %d objects", len(back))
 			}

@@ -5,7 +5,6 @@ package model
 
 import (
 	"fmt"
-	"sort"
 )
 
 // Set is a decoded collection of Kalypso objects, indexed by kind and name.
@@ -68,27 +67,8 @@ func (s *Set) Add(e *Entry) Diagnostics {
 		}}
 	}
 	byName[e.Name] = e.Doc.Source
-	switch o := e.Object.(type) {
-	case *ClusterType:
-		s.ClusterTypes = append(s.ClusterTypes, o)
-	case *SchedulingPolicy:
-		s.SchedulingPolicies = append(s.SchedulingPolicies, o)
-	case *Workload:
-		s.Workloads = append(s.Workloads, o)
-	case *WorkloadRegistration:
-		s.WorkloadRegistrations = append(s.WorkloadRegistrations, o)
-	case *Template:
-		s.Templates = append(s.Templates, o)
-	case *ConfigMap:
-		s.ConfigMaps = append(s.ConfigMaps, o)
-	case *ConfigSchema:
-		s.ConfigSchemas = append(s.ConfigSchemas, o)
-	case *BaseRepo:
-		s.BaseRepos = append(s.BaseRepos, o)
-	case *GitOpsRepo:
-		s.GitOpsRepos = append(s.GitOpsRepos, o)
-	case *Environment:
-		s.Environments = append(s.Environments, o)
+	if k := kindOf(e.Kind); k != nil {
+		k.add(s, e.Object)
 	}
 	return nil
 }
@@ -101,21 +81,19 @@ func (s *Set) Source(kind, name string) Source {
 	return NoSource
 }
 
-func sortByName[T Object](items []T) {
-	sort.Slice(items, func(i, j int) bool { return items[i].GetName() < items[j].GetName() })
+func (s *Set) sort() {
+	for _, k := range kindTable {
+		k.sort(s)
+	}
 }
 
-func (s *Set) sort() {
-	sortByName(s.ClusterTypes)
-	sortByName(s.SchedulingPolicies)
-	sortByName(s.Workloads)
-	sortByName(s.WorkloadRegistrations)
-	sortByName(s.Templates)
-	sortByName(s.ConfigMaps)
-	sortByName(s.ConfigSchemas)
-	sortByName(s.BaseRepos)
-	sortByName(s.GitOpsRepos)
-	sortByName(s.Environments)
+// Names lists the names of the objects of one kind, sorted once the set is parsed; nil for an
+// unknown kind.
+func (s *Set) Names(kind string) []string {
+	if k := kindOf(kind); k != nil {
+		return k.names(s)
+	}
+	return nil
 }
 
 // PromotedCommit is spec.commit of the BaseRepo named `main`, or "".

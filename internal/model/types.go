@@ -35,30 +35,6 @@ const (
 	ContentTypeSh   = "sh"
 )
 
-// Kinds lists every kind the codec accepts, in a stable order.
-var Kinds = []string{
-	KindClusterType, KindSchedulingPolicy, KindWorkload, KindWorkloadRegistration, KindTemplate,
-	KindConfigMap, KindConfigSchema, KindBaseRepo, KindGitOpsRepo, KindEnvironment,
-}
-
-// kindTable is the one place that pairs each kind with its apiVersion and Go type; decoding and
-// encoding both read it.
-var kindTable = []struct {
-	kind, apiVersion string
-	new              func() Object
-}{
-	{KindClusterType, APIVersion, func() Object { return &ClusterType{} }},
-	{KindSchedulingPolicy, APIVersion, func() Object { return &SchedulingPolicy{} }},
-	{KindWorkload, APIVersion, func() Object { return &Workload{} }},
-	{KindWorkloadRegistration, APIVersion, func() Object { return &WorkloadRegistration{} }},
-	{KindTemplate, APIVersion, func() Object { return &Template{} }},
-	{KindConfigMap, ConfigMapAPIVersion, func() Object { return &ConfigMap{} }},
-	{KindConfigSchema, APIVersion, func() Object { return &ConfigSchema{} }},
-	{KindBaseRepo, APIVersion, func() Object { return &BaseRepo{} }},
-	{KindGitOpsRepo, APIVersion, func() Object { return &GitOpsRepo{} }},
-	{KindEnvironment, APIVersion, func() Object { return &Environment{} }},
-}
-
 // TypeMeta is the apiVersion/kind header.
 type TypeMeta struct {
 	APIVersion string `json:"apiVersion"`

@@ -163,11 +163,6 @@ func parseAzureKey(raw string) azureKey {
 	return azureKey{raw: raw, key: parts[len(parts)-1], match: compileMatcher(labels)}
 }
 
-// Compose builds the merged platform config for one assignment. The result is the caller's own copy.
-func (s *Sources) Compose(t Target) map[string]interface{} {
-	return CopyConfig(s.ComposeShared(t))
-}
-
 // ComposeShared builds the merged platform config for one assignment without copying it: assignments
 // that match the same sources get the same map. Callers must not modify it, or anything in it; take
 // CopyConfig first. Rendering shares it because templates rarely modify config, and copying it for

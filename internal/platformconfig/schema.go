@@ -44,6 +44,10 @@ func (c *SchemaCache) Compile(text string) (*jsonschema.Schema, error) {
 	return s, err
 }
 
+// schemaURL names the schema document. It is not a file URL, so that a relative `$ref` does not resolve
+// against (and a diagnostic does not reveal) the provider's working directory.
+const schemaURL = "kalypso:///config-schema.json"
+
 // refusingLoader refuses every document that is not the schema itself.
 type refusingLoader struct{}
 
@@ -67,10 +71,10 @@ func CompileSchema(text string) (*jsonschema.Schema, error) {
 	// provider's file system (or hang on a FIFO) or reach the network. Only references inside the schema
 	// document resolve; the draft-07 meta-schema is built into the library.
 	c.UseLoader(refusingLoader{})
-	if err := c.AddResource("schema.json", doc); err != nil {
+	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile("schema.json")
+	s, err := c.Compile(schemaURL)
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}

@@ -26,11 +26,13 @@ func TestSchemaRefNeverLeavesTheDocument(t *testing.T) {
 	}
 	for name, ref := range map[string]string{
 		"absolute file URL": "file://" + secret, "FIFO": "file://" + fifo, "etc passwd": "file:///etc/passwd",
-		"relative path": "secret.json", "https": "https://example.invalid/schema.json", "http with fragment": "http://127.0.0.1:1/s.json#/definitions/x",
+		"relative path": "secret.json", "relative path up the tree": "../../../../etc/passwd", "https": "https://example.invalid/schema.json", "http with fragment": "http://127.0.0.1:1/s.json#/definitions/x",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := CompileSchema(`{"type": "object", "properties": {"a": {"$ref": "` + ref + `"}}}`)
-			if err == nil || !strings.Contains(err.Error(), "is refused: a schema may only reference its own definitions") || strings.Contains(err.Error(), "SECRET-CONTENT") || strings.Contains(err.Error(), "root:") {
+			wd, _ := os.Getwd()
+			if err == nil || !strings.Contains(err.Error(), "is refused: a schema may only reference its own definitions") || strings.Contains(err.Error(), "SECRET-CONTENT") ||
+				strings.Contains(err.Error(), "root:") || strings.Contains(err.Error(), wd) {
 				t.Fatalf("err = %v", err)
 			}
 		})

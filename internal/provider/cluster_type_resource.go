@@ -134,7 +134,7 @@ func modelLabelsAttribute(description string) schema.MapAttribute {
 		MarkdownDescription: description + " Keys and values follow Kubernetes label rules.",
 		Optional:            true,
 		ElementType:         types.StringType,
-		Validators:          []validator.Map{validators.LabelMap()},
+		Validators:          []validator.Map{validators.NoNullElements(), validators.LabelMap()},
 	}
 }
 

@@ -80,9 +80,6 @@ func (d *ControlPlaneDataSource) Metadata(_ context.Context, req datasource.Meta
 }
 
 func (d *ControlPlaneDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	names := func(what string) schema.ListAttribute {
-		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Names of the " + what + " read, sorted."}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads an existing upstream Kalypso control-plane repository as-is, from a local directory or a Git branch, " +
 			"and returns its documents as `manifests` for `kalypso_environment_render` or `provider::kalypso::environment_render`. " +
@@ -133,13 +130,6 @@ func (d *ControlPlaneDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Every Kalypso document read, verbatim, one per element, in file path then document order; resolved Workloads come last. Ready for the render's `manifests`.",
 			},
-			"cluster_types":          names("ClusterTypes"),
-			"scheduling_policies":    names("SchedulingPolicies"),
-			"workload_registrations": names("WorkloadRegistrations"),
-			"workloads":              names("Workloads (in the control plane or resolved)"),
-			"templates":              names("Templates"),
-			"configs":                names("v1 ConfigMaps"),
-			"config_schemas":         names("ConfigSchemas"),
 			"base_repo_commit": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "`spec.commit` of the BaseRepo named `main` (on an environment branch), or empty. " +
@@ -168,6 +158,23 @@ func (d *ControlPlaneDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			},
 		},
 	}
+	for _, n := range controlPlaneNames {
+		resp.Schema.Attributes[n.attr] = schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Names of the " + n.what + " read, sorted."}
+	}
+}
+
+// controlPlaneNames pairs each summary attribute with its kind; Schema and Read both loop over it.
+var controlPlaneNames = []struct {
+	attr, kind, what string
+	field            func(*ControlPlaneModel) *types.List
+}{
+	{"cluster_types", model.KindClusterType, "ClusterTypes", func(m *ControlPlaneModel) *types.List { return &m.ClusterTypes }},
+	{"scheduling_policies", model.KindSchedulingPolicy, "SchedulingPolicies", func(m *ControlPlaneModel) *types.List { return &m.SchedulingPolicies }},
+	{"workload_registrations", model.KindWorkloadRegistration, "WorkloadRegistrations", func(m *ControlPlaneModel) *types.List { return &m.WorkloadRegistrations }},
+	{"workloads", model.KindWorkload, "Workloads (in the control plane or resolved)", func(m *ControlPlaneModel) *types.List { return &m.Workloads }},
+	{"templates", model.KindTemplate, "Templates", func(m *ControlPlaneModel) *types.List { return &m.Templates }},
+	{"configs", model.KindConfigMap, "v1 ConfigMaps", func(m *ControlPlaneModel) *types.List { return &m.Configs }},
+	{"config_schemas", model.KindConfigSchema, "ConfigSchemas", func(m *ControlPlaneModel) *types.List { return &m.ConfigSchemas }},
 }
 
 func (d *ControlPlaneDataSource) ConfigValidators(_ context.Context) []datasource.ConfigValidator {
@@ -229,13 +236,9 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 
 	data.Manifests = stringList(nonNil(res.Manifests))
-	data.ClusterTypes = stringList(res.ClusterTypes)
-	data.SchedulingPolicies = stringList(res.SchedulingPolicies)
-	data.WorkloadRegistrations = stringList(res.WorkloadRegistrations)
-	data.Workloads = stringList(res.Workloads)
-	data.Templates = stringList(res.Templates)
-	data.Configs = stringList(res.Configs)
-	data.ConfigSchemas = stringList(res.ConfigSchemas)
+	for _, n := range controlPlaneNames {
+		*n.field(&data) = stringList(res.Set.Names(n.kind))
+	}
 	data.BaseRepoCommit = types.StringValue(res.BaseRepoCommit)
 	data.GitOpsRepo = types.ObjectNull(repoRefAttrTypes)
 	if g := res.GitOpsRepo; g != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -66,6 +67,7 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 			"manifests": schema.ListAttribute{
 				Required:    true,
 				ElementType: types.StringType,
+				Validators:  []validator.List{validators.NoNullElements()},
 				MarkdownDescription: "Kalypso YAML: each string holds one or more `---`-separated documents of any Kalypso kind " +
 					"(ClusterType, SchedulingPolicy, Workload, WorkloadRegistration, Template, ConfigSchema, BaseRepo, GitOpsRepo, Environment) or v1 ConfigMap. " +
 					"Resource `manifest`s, `kalypso_control_plane` output and `file()` calls mix freely.",
@@ -78,6 +80,7 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 			},
 			"only_cluster_types": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
+				Validators: []validator.List{validators.NoNullElements()},
 				MarkdownDescription: "Narrows `assignments`, `files` and `content_hash` to the folders of these cluster types; " +
 					"`cluster_types` still lists every cluster type of the environment. At tens of thousands of assignments, use it " +
 					"with `for_each` over the cluster types to deliver one `kalypso_gitops_commit` per cluster type: the provider " +

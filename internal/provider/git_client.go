@@ -5,7 +5,6 @@ package provider
 
 import (
 	"sync"
-	"time"
 
 	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
@@ -21,11 +20,6 @@ func WithSSHHostKeyFingerprint(fp string) GitClientOption {
 			c.Auth.SSHHostKeyFingerprint = fp
 		}
 	}
-}
-
-// WithGitTimeout bounds each network operation.
-func WithGitTimeout(d time.Duration) GitClientOption {
-	return func(c *gitrepo.Client) { c.Timeout = d }
 }
 
 // gitClients holds one client per configured provider instance, so that every

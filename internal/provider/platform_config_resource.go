@@ -8,9 +8,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -53,6 +55,7 @@ func (r *PlatformConfigResource) Schema(_ context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "Config values. A value that parses as a YAML map or list becomes that structure; a single-quoted value stays a string.",
 				Optional:            true,
 				ElementType:         types.StringType,
+				Validators:          []validator.Map{validators.NoNullElements(), validators.ConfigMapKeys()},
 			},
 			"manifest": modelManifestAttribute("ConfigMap"),
 		},

@@ -16,9 +16,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -128,14 +130,16 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Map of URL prefix to replacement applied to every Git URL before it is fetched or pushed, like git's `url.<base>.insteadOf`. The longest matching prefix wins. Use it to resolve `https://github.com/...` from a mirror or a `file://` path.",
 				Optional:            true,
 				ElementType:         types.StringType,
+				Validators:          []validator.Map{validators.NoNullElements()},
 			},
 			"cache_dir": schema.StringAttribute{
 				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process.",
 				Optional:            true,
 			},
 			"ca_certificates": schema.StringAttribute{
-				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts, in addition to the system roots. TLS verification is always on; there is no option to skip it.",
+				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts, in addition to the system roots. TLS verification is always on; there is no option to skip it. Checked at plan time: only CERTIFICATE blocks that parse.",
 				Optional:            true,
+				Validators:          []validator.String{validators.PEMCertificates()},
 			},
 			"git_timeout": schema.StringAttribute{
 				MarkdownDescription: "Upper bound for each Git network operation (one fetch, one ref listing, one push), as a Go duration such as `90s` or `5m`. " +

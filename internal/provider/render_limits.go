@@ -53,10 +53,10 @@ type renderLimitSetting struct {
 }
 
 var renderLimitSettings = []renderLimitSetting{
-	{render.AttrRenderTimeout, "KALYPSO_RENDER_TIMEOUT", render.DefaultTimeout.String(),
+	{render.AttrRenderTimeout, "KALYPSO_RENDER_TIMEOUT", "10m",
 		"Upper bound for one whole render (every assignment of an environment), as a Go duration such as `10m`.",
 		func(l *RenderLimits, s string) (err error) { l.Timeout, err = positiveDuration(s); return }},
-	{render.AttrTemplateTimeout, "KALYPSO_TEMPLATE_TIMEOUT", templating.DefaultTemplateTimeout.String(),
+	{render.AttrTemplateTimeout, "KALYPSO_TEMPLATE_TIMEOUT", "10s",
 		"Upper bound for one template execution (one manifest for one deployment target, re-renders of inserted `{{` text included), as a Go duration such as `30s`.",
 		func(l *RenderLimits, s string) (err error) { l.TemplateTimeout, err = positiveDuration(s); return }},
 	{render.AttrMaxTemplateOutput, "KALYPSO_TEMPLATE_MAX_OUTPUT_BYTES", strconv.Itoa(templating.DefaultMaxOutput),

@@ -65,11 +65,12 @@ func policySelectorAttributes(what string) map[string]schema.Attribute {
 			MarkdownDescription: "Labels the " + what + " must all have, with these values.",
 			Optional:            true,
 			ElementType:         types.StringType,
-			Validators:          []validator.Map{validators.LabelMap()},
+			Validators:          []validator.Map{validators.NoNullElements(), validators.LabelMap()},
 		},
 		"match_expressions": schema.ListNestedAttribute{
 			MarkdownDescription: "Requirements the " + what + "'s labels must all meet, with Kubernetes semantics: `NotIn` and `DoesNotExist` also match objects without the key.",
 			Optional:            true,
+			Validators:          []validator.List{validators.NoNullElements()},
 			NestedObject: schema.NestedAttributeObject{
 				Attributes: map[string]schema.Attribute{
 					"key": schema.StringAttribute{
@@ -86,7 +87,7 @@ func policySelectorAttributes(what string) map[string]schema.Attribute {
 						MarkdownDescription: "Values for `In` and `NotIn` (at least one); must be absent or empty for `Exists` and `DoesNotExist`.",
 						Optional:            true,
 						ElementType:         types.StringType,
-						Validators:          []validator.List{listvalidator.ValueStringsAre(validators.LabelValue())},
+						Validators:          []validator.List{validators.NoNullElements(), listvalidator.ValueStringsAre(validators.LabelValue())},
 					},
 				},
 				Validators: []validator.Object{validators.SelectorRequirement()},

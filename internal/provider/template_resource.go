@@ -15,6 +15,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -64,7 +65,7 @@ func (r *TemplateResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Go-template strings, one per manifest; the non-empty results are joined with `---\\n`.",
 				Required:            true,
 				ElementType:         types.StringType,
-				Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), validators.NoNullElements()},
 			},
 			"manifest": modelManifestAttribute("Template"),
 		},

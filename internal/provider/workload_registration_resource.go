@@ -148,7 +148,7 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 					"deployment_targets": schema.ListNestedAttribute{
 						MarkdownDescription: "The Workload's deployment targets.",
 						Required:            true,
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+						Validators:          []validator.List{listvalidator.SizeAtLeast(1), validators.NoNullElements()},
 						NestedObject: schema.NestedAttributeObject{
 							Attributes: map[string]schema.Attribute{
 								"name": schema.StringAttribute{

@@ -133,7 +133,7 @@ func BenchmarkComposeConfig(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			job := NewEngine().newAssignmentJob("dev", f.set, f.targets, Options{})
 			for k := range f.assignments {
-				job.sources.Compose(benchTarget(job, &f.assignments[k]))
+				platformconfig.CopyConfig(job.sources.ComposeShared(benchTarget(job, &f.assignments[k])))
 			}
 		}
 	})
@@ -154,7 +154,7 @@ func BenchmarkTemplate(b *testing.B) {
 			data[k] = &templating.Data{
 				DeploymentTargetName: t.Name, Namespace: a.Namespace, Environment: "dev", Workspace: t.Workspace,
 				Workload: t.Workload, Labels: t.Labels, Manifests: t.Manifests, ClusterType: a.ClusterType,
-				ConfigData: job.sources.Compose(benchTarget(job, a)),
+				ConfigData: platformconfig.CopyConfig(job.sources.ComposeShared(benchTarget(job, a))),
 			}
 		}
 		b.StartTimer()
@@ -162,7 +162,7 @@ func BenchmarkTemplate(b *testing.B) {
 			for k := range f.assignments {
 				ct := job.clusterTypes[f.assignments[k].ClusterType]
 				for _, name := range []string{ct.Spec.Reconciler, ct.Spec.NamespaceService, ct.Spec.ConfigType} {
-					if _, err := engine.templates.ExecuteAll(job.templates[name].Spec.Manifests, data[k]); err != nil {
+					if _, err := engine.templates.ExecuteAllLimited(job.templates[name].Spec.Manifests, data[k], templating.Limits{}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -300,3 +300,88 @@ func assertTreeSafe(t *testing.T, files map[string]string) {
 		}
 	}
 }
+
+// TestHostileInputCatalogue_Deployability: values that upstream writes but a cluster refuses (issue 14).
+// Written by a built-in template into a validated field, they are errors naming the deployment target,
+// the cluster type and the value; handed to an input template, which may not use them, they are warnings.
+func TestHostileInputCatalogue_Deployability(t *testing.T) {
+	docs := func(ct, workload, registration string, extra ...string) []string {
+		if ct == "" {
+			ct = clusterTypeDoc("large", nil, "arc-flux", "default", "configmap")
+		}
+		if workload == "" {
+			workload = workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"})
+		}
+		if registration == "" {
+			registration = registrationDoc("app", "ws")
+		}
+		return append([]string{ct, registration, workload, policyDoc("p", "", "", "")}, extra...)
+	}
+	withRepo := func(repo string) string {
+		return strings.Replace(workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}), "repo: https://example.com/app", "repo: "+repo, 1)
+	}
+	long := strings.Repeat("w", 40)
+	cases := []struct {
+		name, env string
+		docs      []string
+		summary   string
+		severity  model.Severity
+		object    string
+		field     string
+		detail    []string
+	}{
+		{"cluster type name with dots", "dev", docs(clusterTypeDoc("east.us.large", nil, "arc-flux", "default", "configmap"), "", ""),
+			SummaryInvalidNamespace, model.SeverityError, "east.us.large", "spec.namespaceService",
+			[]string{`deployment target "app-t" on cluster type "east.us.large": the namespace "dev-east.us.large-app-t"`, `built-in "default" template`}},
+		{"namespace over 63 characters", "dev", docs("", workloadDoc(long, "", nil, targetSpec{name: "target-with-a-long-name", env: "dev"}), registrationDoc(long, "ws")),
+			SummaryInvalidNamespace, model.SeverityError, "large", "spec.namespaceService", []string{"must be no more than 63 characters"}},
+		{"deployment target label value over 63 characters", "dev", docs("", workloadDoc(strings.Repeat("a", 50), "", nil, targetSpec{name: strings.Repeat("b", 20), env: "dev"}), registrationDoc(strings.Repeat("a", 50), "ws")),
+			SummaryInvalidLabelValue, model.SeverityError, "large", "spec.namespaceService", []string{"label deploymentTarget: ", "must be no more than 63 bytes"}},
+		{"workspace that is not a label value", "dev", docs("", "", registrationDoc("app", "a b")),
+			SummaryInvalidLabelValue, model.SeverityError, "large", "spec.namespaceService", []string{`label workspace: "a b"`}},
+		{"scp-style repo in a Flux GitRepository", "dev", docs("", withRepo("git@github.com:org/app.git"), ""),
+			SummaryInvalidRepoURL, model.SeverityError, "large", "spec.reconciler", []string{`manifests.repo "git@github.com:org/app.git"`, "http://, https:// or ssh://"}},
+		{"file:// repo in a Flux GitRepository", "dev", docs("", withRepo("file:///srv/app.git"), ""),
+			SummaryInvalidRepoURL, model.SeverityError, "large", "spec.reconciler", []string{`"file:///srv/app.git"`}},
+		{"empty repo in a Flux GitRepository", "dev", docs("", withRepo(`""`), ""),
+			SummaryInvalidRepoURL, model.SeverityError, "large", "spec.reconciler", []string{`manifests.repo ""`}},
+		{"platform config key the built-in ConfigMap cannot hold", "dev", docs("", "", "", configMapDoc("c", map[string]string{"platform-config": "true"}, map[string]string{"a b": "x"})),
+			SummaryInvalidConfigKey, model.SeverityError, "large", "spec.configType", []string{`platform config key "a b"`}},
+		{"environment ../x", "../x", docs("", strings.Replace(workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}), "environment: dev", `environment: "../x"`, 1), ""),
+			SummaryInvalidEnvironment, model.SeverityError, "", "", []string{`environment "../x" starts every namespace`}},
+		{"environment with a space", "a b", docs("", strings.Replace(workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}), "environment: dev", `environment: "a b"`, 1), ""),
+			SummaryInvalidEnvironment, model.SeverityError, "", "", []string{`"a b"`}},
+		{"environment in upper case", "Dev", docs("", workloadDoc("app", "", nil, targetSpec{name: "t", env: "Dev"}), ""), SummaryInvalidEnvironment, model.SeverityError, "", "", []string{`"Dev"`}},
+		{"invalid namespace handed to input templates: warning", "dev",
+			docs(clusterTypeDoc("east.us.large", nil, "rec", "ns", "cfg"), "", "", simpleTemplates...),
+			SummaryInvalidNamespace, model.SeverityWarning, "east.us.large", "spec.namespaceService", []string{"templates get it as .Namespace"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, diags := NewEngine().Render(c.env, c.docs, Options{})
+			d := findDiag(diags, c.summary)
+			if d == nil {
+				t.Fatalf("no %q diagnostic; got %v", c.summary, diags)
+			}
+			if d.Severity != c.severity || d.Name != c.object || d.Field != c.field {
+				t.Errorf("diagnostic %+v", *d)
+			}
+			for _, w := range c.detail {
+				if !strings.Contains(d.Detail, w) {
+					t.Errorf("detail %q lacks %q", d.Detail, w)
+				}
+			}
+			if c.severity == model.SeverityError && res != nil {
+				t.Errorf("an error case produced a tree")
+			}
+			if c.severity == model.SeverityWarning && (res == nil || diags.HasError()) {
+				t.Errorf("a warning case produced no tree: %v", diags)
+			}
+		})
+	}
+	// The same inputs with valid values render without a deployability diagnostic; argocd accepts scp-style URLs.
+	ok := docs(clusterTypeDoc("large", nil, "argocd", "default", "configmap"), withRepo("git@github.com:org/app.git"), "")
+	if res, diags := NewEngine().Render("dev", ok, Options{}); res == nil || len(diags) != 0 {
+		t.Errorf("valid input: %v", diags)
+	}
+}

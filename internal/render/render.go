@@ -182,6 +182,13 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 
 	targets, ds := DeriveTargets(environment, set)
 	diags = append(diags, ds...)
+	// An environment without deployment targets renders no namespace (a typo is a warning below); one
+	// with targets starts every namespace, so it must be able to.
+	if len(targets) > 0 {
+		if ds := checkEnvironment(environment); ds.HasError() {
+			return nil, append(diags, ds...)
+		}
+	}
 	diags = append(diags, environmentWarnings(environment, set, targets)...)
 	assignments, ds := Schedule(environment, set, targets)
 	diags = append(diags, ds...)
@@ -675,6 +682,15 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 			}
 			return fail(sev, "Platform config violates schema", "",
 				fmt.Sprintf("%s rejects field %s: %s. Fix the platform ConfigMaps, or set config_validation = \"warn\" to skip this assignment", s.name, v.Field, v.Message))
+		}
+	}
+
+	if ds := j.deployability(a, t, ct, config); len(ds) > 0 {
+		r.diags = append(r.diags, ds...)
+		for _, d := range ds {
+			if d.diag.Severity == model.SeverityError {
+				return r
+			}
 		}
 	}
 

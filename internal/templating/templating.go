@@ -203,12 +203,6 @@ func parseTemplate(text string) (*template.Template, error) {
 	return t, nil
 }
 
-// Execute renders one manifest with the default limits. While the result still contains `{{`, it is
-// executed again, up to MaxRenderDepth times.
-func (e *Engine) Execute(text string, data *Data) (string, error) {
-	return e.ExecuteLimited(text, data, Limits{})
-}
-
 // ExecuteLimited renders one manifest within lim. While the result still contains `{{`, it is executed
 // again, up to MaxRenderDepth times; the re-renders share the limits. An error from a limit is a *LimitError.
 func (e *Engine) ExecuteLimited(text string, data *Data, lim Limits) (string, error) {
@@ -282,11 +276,6 @@ func run(t *template.Template, data *Data, st *execState, sizeHint int) (out str
 
 // maxSizeHint caps the buffer an execution starts with.
 const maxSizeHint = 1 << 20
-
-// ExecuteAll renders every manifest of a template with the default limits and drops results equal to "".
-func (e *Engine) ExecuteAll(manifests []string, data *Data) ([]string, error) {
-	return e.ExecuteAllLimited(manifests, data, Limits{})
-}
 
 // ExecuteAllLimited renders every manifest of a template, each within lim, and drops results equal to "".
 func (e *Engine) ExecuteAllLimited(manifests []string, data *Data, lim Limits) ([]string, error) {

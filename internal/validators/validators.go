@@ -7,6 +7,8 @@ package validators
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"sort"
 	"strings"
@@ -237,6 +239,142 @@ func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest,
 		AddError(&resp.Diagnostics, req.Path, "Invalid JSON Schema",
 			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
 	}
+}
+
+// NoNullElements reports every null element of a map, list or set at the element's own path, at plan
+// time. Terraform accepts `labels = { a = null }` or `values = [null]`, and the provider's conversion
+// would otherwise fail with a "Value Conversion Error" that blames the provider.
+func NoNullElements() noNullElements { return noNullElements{} }
+
+type noNullElements struct{}
+
+var (
+	_ validator.Map  = noNullElements{}
+	_ validator.List = noNullElements{}
+	_ validator.Set  = noNullElements{}
+)
+
+func (noNullElements) Description(context.Context) string {
+	return "elements must not be null"
+}
+func (v noNullElements) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+const nullElementSummary = "Null element"
+
+func (noNullElements) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	elems := req.ConfigValue.Elements()
+	keys := make([]string, 0, len(elems))
+	for k := range elems {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if elems[k].IsNull() {
+			AddError(&resp.Diagnostics, req.Path.AtMapKey(k), nullElementSummary,
+				fmt.Sprintf("%s[%q] is null. Give the key a value (\"\" for an empty string) or remove it; a conditional entry can be written with a for expression that filters out nulls.", req.Path, k))
+		}
+	}
+}
+
+func (noNullElements) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for i, e := range req.ConfigValue.Elements() {
+		if e.IsNull() {
+			AddError(&resp.Diagnostics, req.Path.AtListIndex(i), nullElementSummary,
+				fmt.Sprintf("%s[%d] is null. Remove the element or give it a value; compact() removes nulls and empty strings from a list.", req.Path, i))
+		}
+	}
+}
+
+func (noNullElements) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, e := range req.ConfigValue.Elements() {
+		if e.IsNull() {
+			AddError(&resp.Diagnostics, req.Path.AtSetValue(e), nullElementSummary,
+				fmt.Sprintf("%s holds a null element. Remove it or give it a value.", req.Path))
+		}
+	}
+}
+
+// ConfigMapKeys checks every key of a ConfigMap's data with Kubernetes' rule (IsConfigMapKey), at the key's path.
+func ConfigMapKeys() validator.Map { return configMapKeys{} }
+
+type configMapKeys struct{}
+
+func (configMapKeys) Description(context.Context) string {
+	return "keys must be valid ConfigMap keys: letters, digits, '-', '_' and '.', at most 253 characters, not '.' or '..'"
+}
+func (v configMapKeys) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (configMapKeys) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	keys := make([]string, 0, len(req.ConfigValue.Elements()))
+	for k := range req.ConfigValue.Elements() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if msgs := validation.IsConfigMapKey(k); len(msgs) > 0 {
+			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(k), "Invalid ConfigMap key",
+				fmt.Sprintf("%q cannot be a ConfigMap data key, so Kubernetes would refuse the ConfigMap: %s. Use letters, digits, '-', '_' and '.', for example \"log.level\".", k, strings.Join(msgs, "; ")))
+		}
+	}
+}
+
+// PEMCertificates checks that a string holds one or more PEM CERTIFICATE blocks that parse, and nothing
+// else but whitespace between them.
+func PEMCertificates() validator.String { return pemCertificates{} }
+
+type pemCertificates struct{}
+
+func (pemCertificates) Description(context.Context) string {
+	return "must be one or more PEM-encoded X.509 certificates"
+}
+func (v pemCertificates) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (pemCertificates) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := CheckPEMCertificates(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid PEM certificates", err.Error())
+	}
+}
+
+// CheckPEMCertificates is the check of PEMCertificates, for callers outside a schema.
+func CheckPEMCertificates(text string) error {
+	rest := []byte(text)
+	n := 0
+	for {
+		block, r := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		n++
+		if block.Type != "CERTIFICATE" {
+			return fmt.Errorf("block %d is a PEM %q block, not a CERTIFICATE; give only CA certificates (never a private key)", n, block.Type)
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return fmt.Errorf("certificate %d does not parse: %v", n, err)
+		}
+		rest = r
+	}
+	if n == 0 {
+		return fmt.Errorf("no PEM certificate found; give one or more blocks that start with -----BEGIN CERTIFICATE-----")
+	}
+	if s := strings.TrimSpace(string(rest)); s != "" {
+		return fmt.Errorf("text after certificate %d is not a PEM block; remove it", n)
+	}
+	return nil
 }
 
 // Located wraps a string validator (for example one of terraform-plugin-framework-validators) so that

@@ -5,8 +5,16 @@ package validators
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -172,4 +180,77 @@ func TestJSONSchema(t *testing.T) {
 		JSONSchema().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)
 		expectOne(t, resp.Diagnostics, p, summary)
 	}
+}
+
+func TestNoNullElements(t *testing.T) {
+	ctx := context.Background()
+	p := path.Root("labels")
+	m := types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringNull(), "b": types.StringValue("x")})
+	var mr validator.MapResponse
+	NoNullElements().ValidateMap(ctx, validator.MapRequest{Path: p, ConfigValue: m}, &mr)
+	expectOne(t, mr.Diagnostics, p.AtMapKey("a"), "Null element")
+
+	l := types.ListValueMust(types.StringType, []attr.Value{types.StringValue("x"), types.StringNull()})
+	var lr validator.ListResponse
+	NoNullElements().ValidateList(ctx, validator.ListRequest{Path: path.Root("values"), ConfigValue: l}, &lr)
+	expectOne(t, lr.Diagnostics, path.Root("values").AtListIndex(1), "Null element")
+
+	var ok validator.MapResponse
+	NoNullElements().ValidateMap(ctx, validator.MapRequest{Path: p, ConfigValue: types.MapUnknown(types.StringType)}, &ok)
+	NoNullElements().ValidateMap(ctx, validator.MapRequest{Path: p, ConfigValue: types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringValue("")})}, &ok)
+	expectOne(t, ok.Diagnostics, p, "")
+}
+
+func TestConfigMapKeys(t *testing.T) {
+	p := path.Root("data")
+	for key, summary := range map[string]string{"log.level": "", "A_B-c": "", "": "Invalid ConfigMap key", "a b": "Invalid ConfigMap key", "../x": "Invalid ConfigMap key", "..": "Invalid ConfigMap key", strings.Repeat("k", 254): "Invalid ConfigMap key"} {
+		var r validator.MapResponse
+		ConfigMapKeys().ValidateMap(context.Background(), validator.MapRequest{Path: p, ConfigValue: types.MapValueMust(types.StringType, map[string]attr.Value{key: types.StringValue("v")})}, &r)
+		expectOne(t, r.Diagnostics, p.AtMapKey(key), summary)
+	}
+}
+
+func TestPEMCertificates(t *testing.T) {
+	const cert = `-----BEGIN CERTIFICATE-----
+MIIBeDCCAR+gAwIBAgIUTH3vWoyXQjgvXp2Ys5WvmQEBaJIwCgYIKoZIzj0EAwIw
+EjEQMA4GA1UEAwwHdGVzdC1jYTAeFw0yNTAxMDEwMDAwMDBaFw0zNTAxMDEwMDAw
+MDBaMBIxEDAOBgNVBAMMB3Rlc3QtY2EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNC
+AARfu5Fh3I9S8kkh4Lf5ZbX4TLp5nmbmvIh3tYGiHHbN7tO5o+P0Yv2hQd0wHGJ4
+QkFz1E8Q7mWlP4q1i5hT3Q8Co1MwUTAdBgNVHQ4EFgQU2b1uJm0x6y6Vj0j7d2k1
+r8xQvE8wHwYDVR0jBBgwFoAU2b1uJm0x6y6Vj0j7d2k1r8xQvE8wDwYDVR0TAQH/
+BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiB6Yt2p8CqWwU9fFz3h2ZQkqX3Y5m2W
+-----END CERTIFICATE-----
+`
+	for name, c := range map[string]struct{ text, err string }{
+		"not PEM":           {"hello", "no PEM certificate found"},
+		"private key":       {"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", "not a CERTIFICATE"},
+		"garbage after PEM": {"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\ntrailing", "does not parse"},
+		"broken DER":        {cert, "does not parse"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := CheckPEMCertificates(c.text)
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("err = %v, want %q", err, c.err)
+			}
+		})
+	}
+}
+
+func TestPEMCertificatesAcceptsRealCertificates(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test-ca"}, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	if err := CheckPEMCertificates("\n" + one + "\n" + one); err != nil {
+		t.Fatalf("two certificates refused: %v", err)
+	}
+	var r validator.StringResponse
+	PEMCertificates().ValidateString(context.Background(), validator.StringRequest{Path: path.Root("ca_certificates"), ConfigValue: types.StringValue(one + "junk")}, &r)
+	expectOne(t, r.Diagnostics, path.Root("ca_certificates"), "Invalid PEM certificates")
 }

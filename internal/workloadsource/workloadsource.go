@@ -42,22 +42,10 @@ type Document struct {
 	Text string
 }
 
-// Fetch reads every *.yaml and *.yml file below the registration's spec.workload path at the head of its
-// branch, keeps the Workload documents (in file order, then document order) and links each one to the
-// registration. It returns the commit that was read. Every Git read goes through client, so its URL
-// rewrites and credentials apply.
-func Fetch(ctx context.Context, client *gitrepo.Client, reg *model.WorkloadRegistration) (commit string, workloads []string, err error) {
-	commit, docs, err := FetchDocuments(ctx, client, reg)
-	if err != nil {
-		return commit, nil, err
-	}
-	for _, d := range docs {
-		workloads = append(workloads, d.Text)
-	}
-	return commit, workloads, nil
-}
-
-// FetchDocuments is Fetch with the file and position of every Workload document.
+// FetchDocuments reads every *.yaml and *.yml file below the registration's spec.workload path at the
+// head of its branch, keeps the Workload documents (in file order, then document order) with their file
+// and position, and links each one to the registration. It returns the commit that was read. Every Git
+// read goes through client, so its URL rewrites and credentials apply.
 func FetchDocuments(ctx context.Context, client *gitrepo.Client, reg *model.WorkloadRegistration) (string, []Document, error) {
 	if reg == nil {
 		return "", nil, errors.New("workloadsource: nil WorkloadRegistration")
