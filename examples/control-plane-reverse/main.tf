@@ -128,6 +128,7 @@ locals {
 resource "kalypso_gitops_commit" "main" {
   repository_url = var.control_plane_repo
   branch         = "main"
+  create_branch  = true # the control-plane repository starts empty
   files          = local.main_files
   commit_message = "Kalypso control plane: templates and registrations"
 }
@@ -135,6 +136,7 @@ resource "kalypso_gitops_commit" "main" {
 resource "kalypso_gitops_commit" "dev" {
   repository_url = var.control_plane_repo
   branch         = "dev"
+  create_branch  = true
   files          = local.dev_files
   commit_message = "Kalypso control plane: dev environment"
 }

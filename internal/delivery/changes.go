@@ -219,12 +219,12 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	return p, nil
 }
 
-// cut shortens s to at most max bytes at a line end and says how much was left out.
-func cut(s string, max int) string {
-	if len(s) <= max {
+// cut shortens s to at most limit bytes at a line end and says how much was left out.
+func cut(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	head := s[:max]
+	head := s[:limit]
 	if i := strings.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i+1]
 	}

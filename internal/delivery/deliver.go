@@ -34,24 +34,12 @@ type DeliverResult struct {
 	PullRequest *githubpr.PR
 }
 
-// DeliverError is a failed apply: a summary, the attribute it concerns, and the cause.
-type DeliverError struct {
-	Attribute string
-	Summary   string
-	Err       error
-}
-
-func (e *DeliverError) Error() string { return e.Summary + ": " + e.Err.Error() }
-
-func (e *DeliverError) Unwrap() error { return e.Err }
-
 // Deliver performs the change (one commit, none when nothing changes) and, in pull-request mode, opens or
 // updates the one pull request of the head branch.
 func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverRequest) (DeliverResult, error) {
 	res, err := c.Apply(ctx, req.Apply)
 	if err != nil {
-		_, attr := ErrorHint(err)
-		return DeliverResult{Git: res}, &DeliverError{Attribute: attr, Summary: "Cannot deliver the files to Git", Err: err}
+		return DeliverResult{Git: res}, gitError("Cannot deliver the files to Git", err)
 	}
 	out := DeliverResult{Git: res}
 	if req.Apply.HeadBranch == "" || !res.Changed {
@@ -59,11 +47,11 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 	}
 	owner, repo, err := githubpr.ParseRepo(req.Apply.RepoURL)
 	if err != nil {
-		return out, &DeliverError{Attribute: "repository_url", Summary: "Pull-request mode needs a GitHub repository URL", Err: err}
+		return out, &Error{Attribute: "repository_url", Summary: "Pull-request mode needs a GitHub repository URL", Err: err}
 	}
 	svc, err := gh()
 	if err != nil {
-		return out, &DeliverError{Summary: "Invalid GitHub configuration", Err: fmt.Errorf("%w. Check the provider's github_base_url", err)}
+		return out, &Error{Summary: "Invalid GitHub configuration", Err: fmt.Errorf("%w. Check the provider's github_base_url", err)}
 	}
 	title, body := githubpr.Describe(githubpr.Summary{
 		Base: req.Apply.Branch, Path: req.Apply.Path,
@@ -77,7 +65,7 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 		Owner: owner, Repo: repo, Base: req.Apply.Branch, Head: req.Apply.HeadBranch, Title: title, Body: body, Labels: Labels(req.Labels, req.PromotedChanged),
 	})
 	if err != nil {
-		return out, &DeliverError{Summary: "Cannot open or update the pull request", Err: fmt.Errorf(
+		return out, &Error{Summary: "Cannot open or update the pull request", Err: fmt.Errorf(
 			"the commit %s is on branch %q, but the GitHub API failed: %w. Check the provider's git_token (it needs pull-request write access) "+
 				"and github_base_url; the next apply retries", res.CommitSHA, req.Apply.HeadBranch, err)}
 	}
@@ -89,15 +77,15 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 func ReadPullRequest(ctx context.Context, gh GitHub, repoURL string, number int) (githubpr.PR, error) {
 	owner, repo, err := githubpr.ParseRepo(repoURL)
 	if err != nil {
-		return githubpr.PR{}, &DeliverError{Attribute: "repository_url", Summary: "Pull-request mode needs a GitHub repository URL", Err: err}
+		return githubpr.PR{}, &Error{Attribute: "repository_url", Summary: "Pull-request mode needs a GitHub repository URL", Err: err}
 	}
 	svc, err := gh()
 	if err != nil {
-		return githubpr.PR{}, &DeliverError{Summary: "Invalid GitHub configuration", Err: err}
+		return githubpr.PR{}, &Error{Summary: "Invalid GitHub configuration", Err: err}
 	}
 	pr, err := svc.Get(ctx, owner, repo, number)
 	if err != nil {
-		return githubpr.PR{}, &DeliverError{Summary: "Cannot read the pull request", Err: fmt.Errorf("%w. Check the provider's git_token and github_base_url", err)}
+		return githubpr.PR{}, &Error{Summary: "Cannot read the pull request", Err: fmt.Errorf("%w. Check the provider's git_token and github_base_url", err)}
 	}
 	return pr, nil
 }

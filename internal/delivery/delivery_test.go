@@ -348,3 +348,26 @@ func TestErrorHint_PermissionIsNotTheNetwork(t *testing.T) {
 		t.Errorf("hint %q attr %q", hint, attr)
 	}
 }
+
+func TestCheckSettings(t *testing.T) {
+	str := func(s string) *string { return &s }
+	got := CheckSettings(Settings{
+		RepoURL: str("file:///srv/fleet.git"), PullRequest: true, Branch: str("a b"), HeadBranch: str("kalypso/dev.lock"),
+		PromotedCommitID: str(""), Path: str("../x"),
+	})
+	want := []string{"repository_url", "branch", "pull_request.head_branch", "promoted_commit_id", "path"}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, attr := range want {
+		if got[i].Attribute != attr {
+			t.Errorf("problem %d is about %s, want %s: %+v", i, got[i].Attribute, attr, got[i])
+		}
+	}
+	if got := CheckSettings(Settings{RepoURL: str("https://github.com/org/fleet.git"), PullRequest: true, Branch: str("dev"), Path: str("clusters")}); len(got) != 0 {
+		t.Errorf("valid settings refused: %+v", got)
+	}
+	if got := CheckSettings(Settings{RepoURL: str("https://user:pw@example.com/org/fleet.git")}); len(got) != 1 || strings.Contains(got[0].Detail, "pw@") {
+		t.Errorf("credentials: %+v", got)
+	}
+}

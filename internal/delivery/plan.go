@@ -29,16 +29,24 @@ type PlanRequest struct {
 	MaxDeletePercent int
 }
 
-// PlanError is a refused plan: the attribute it concerns, a summary, and what was found and what to do.
-type PlanError struct {
-	Attribute string // "" for none
+// Error is a refused plan or a failed apply: the attribute it concerns ("" for none), a summary, what was
+// found, and for Git errors what to do (Hint).
+type Error struct {
+	Attribute string
 	Summary   string
 	Err       error
+	Hint      string
 }
 
-func (e *PlanError) Error() string { return e.Summary + ": " + e.Err.Error() }
+func (e *Error) Error() string { return e.Summary + ": " + e.Err.Error() }
 
-func (e *PlanError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
+
+// gitError wraps a Git error with its hint and attribute.
+func gitError(summary string, err error) *Error {
+	hint, attr := ErrorHint(err)
+	return &Error{Attribute: attr, Summary: summary, Err: err, Hint: hint}
+}
 
 // PlanAgainstBranch reads the branch and returns the change set, or the guard that refuses it. It never
 // writes to the repository.
@@ -59,14 +67,13 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 		ins, err = inspect(readBranch)
 	}
 	if err != nil {
-		_, attr := ErrorHint(err)
-		return nil, &PlanError{Attribute: attr, Summary: "Cannot read the Git repository", Err: err}
+		return nil, gitError("Cannot read the Git repository", err)
 	}
 	if req.LastTree != "" && ins.BranchExists && req.LastTree != ins.ManagedTree {
 		// The state was refreshed when this plan was made, and Terraform plans again right before it applies
 		// a saved plan: a difference here means the files under path changed in between (or the plan runs
 		// with -refresh=false after out-of-band edits). The saved plan no longer shows what would happen.
-		return nil, &PlanError{Attribute: "path", Summary: "The branch changed since the plan", Err: fmt.Errorf(
+		return nil, &Error{Attribute: "path", Summary: "The branch changed since the plan", Err: fmt.Errorf(
 			"the files under path on branch %q are now Git tree %s, but the plan was made against tree %s. "+
 				"Nothing was written. Run terraform plan again (with refresh) and review the new changes before applying", readBranch, ins.ManagedTree, req.LastTree)}
 	}
@@ -75,19 +82,19 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 		if req.PullRequest {
 			hint = " In pull-request mode the base branch must exist."
 		}
-		return nil, &PlanError{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(readBranch, ins.Branches), hint)}
+		return nil, &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(readBranch, ins.Branches), hint)}
 	}
 	if err := CheckOverlap(req.Desired.Path, ins.Markers); err != nil {
-		return nil, &PlanError{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
+		return nil, &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
 	p, err := Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
 		return c.ReadBlobs(req.RepoURL, ids)
 	})
 	if err != nil {
-		return nil, &PlanError{Summary: "Cannot compute the change set", Err: err}
+		return nil, &Error{Summary: "Cannot compute the change set", Err: err}
 	}
 	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), req.MaxDeletePercent); err != nil {
-		return nil, &PlanError{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
+		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
 	return p, nil
 }

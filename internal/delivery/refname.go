@@ -11,8 +11,8 @@ import (
 // ValidateBranchName applies git check-ref-format's rules to refs/heads/<name>, as `git check-ref-format
 // --branch` does. A name that breaks them cannot be cloned or locks other refs (`dev.lock`).
 func ValidateBranchName(name string) error {
-	if name == "" {
-		return fmt.Errorf("the branch name is empty")
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("the branch name must not be empty")
 	}
 	if name == "@" {
 		return fmt.Errorf("%q is not a valid branch name", name)

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -39,12 +41,11 @@ type Entry struct {
 
 // Inspection is what a branch holds under a path, read from one commit.
 type Inspection struct {
-	// BranchExists is false when the branch does not exist; the other fields then describe the
-	// default branch (the base a created branch starts from), or nothing in an empty repository.
+	// BranchExists is false when the branch does not exist; the other fields are then empty.
 	BranchExists bool
 	// Branches lists the repository's branches, sorted; filled only when the branch does not exist.
 	Branches []string
-	// BaseBranch is the branch read: Branch, or the default branch when Branch does not exist.
+	// BaseBranch is the branch read: Branch, or "" when it does not exist.
 	BaseBranch string
 	// HeadSHA is the commit read ("" for an empty repository).
 	HeadSHA string
@@ -78,22 +79,12 @@ func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, 
 	out := &Inspection{BranchExists: true, BaseBranch: req.Branch, Managed: map[string]Entry{}, RootFiles: map[string][]byte{}, ManagedTree: EmptyTreeID}
 	h, err := s.head(ctx, req.Branch)
 	if errors.Is(err, ErrBranchNotFound) {
-		out.BranchExists = false
+		// A missing branch holds nothing; a created one starts empty (ApplyRequest.Orphan).
+		out.BranchExists, out.BaseBranch = false, ""
 		if out.Branches, err = s.branches(ctx); err != nil {
 			return nil, opErr(err)
 		}
-		from, derr := s.defaultBranch(ctx)
-		if derr != nil {
-			return nil, opErr(derr)
-		}
-		out.BaseBranch = from
-		if from == "" || from == req.Branch {
-			return out, nil
-		}
-		h, err = s.head(ctx, from)
-		if errors.Is(err, ErrBranchNotFound) {
-			return out, nil
-		}
+		return out, nil
 	}
 	if err != nil {
 		return nil, opErr(err)
@@ -116,8 +107,8 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 		return err
 	}
 	if found {
-		leaves := map[string]entryInfo{}
-		if err := walkLeaves(st, sub, "", leaves); err != nil {
+		leaves, err := walkLeavesMemo(st, sub)
+		if err != nil {
 			return err
 		}
 		for p, e := range leaves {
@@ -305,4 +296,44 @@ func ManagedTreeID(blobs map[string]string) (string, error) {
 // BlobID is the Git blob id of content.
 func BlobID(content []byte) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
+}
+
+// One `terraform plan` inspects the same branch twice in one provider process (refresh, then the plan),
+// and walking every tree of a whole environment (87k trees for the 86k fleet) was most of an empty
+// re-plan. A tree id names its content in every repository, so the leaves of the last few trees walked
+// are kept. Callers only read them.
+var walkMemo struct {
+	sync.Mutex
+	entries []walkMemoEntry // most recent first
+}
+
+type walkMemoEntry struct {
+	tree   plumbing.Hash
+	leaves map[string]entryInfo
+}
+
+// walkMemoSize bounds the memo: at 260k files, one entry is tens of megabytes.
+const walkMemoSize = 2
+
+// walkLeavesMemo returns every file below tree h, relative to it. The map must not be modified.
+func walkLeavesMemo(st storer.EncodedObjectStorer, h plumbing.Hash) (map[string]entryInfo, error) {
+	walkMemo.Lock()
+	for _, e := range walkMemo.entries {
+		if e.tree == h {
+			walkMemo.Unlock()
+			return e.leaves, nil
+		}
+	}
+	walkMemo.Unlock()
+	leaves := map[string]entryInfo{}
+	if err := walkLeaves(st, h, "", leaves); err != nil {
+		return nil, err
+	}
+	walkMemo.Lock()
+	walkMemo.entries = append([]walkMemoEntry{{tree: h, leaves: leaves}}, walkMemo.entries...)
+	if len(walkMemo.entries) > walkMemoSize {
+		walkMemo.entries = walkMemo.entries[:walkMemoSize]
+	}
+	walkMemo.Unlock()
+	return leaves, nil
 }

@@ -51,6 +51,9 @@ type ApplyRequest struct {
 	CreateFrom string
 	// NoCreate makes a missing Branch an ErrBranchNotFound error instead of creating it.
 	NoCreate bool
+	// Orphan creates a missing Branch as a commit without parent holding only what this request writes
+	// (CreateFrom is ignored): what it holds then does not depend on other branches moving meanwhile.
+	Orphan bool
 	// ExpectedManagedTree, when set, is the managed tree id of Path (Inspection.ManagedTree) the change
 	// was planned against: if the base holds anything else under Path, Apply writes nothing and fails with
 	// ErrStale. Commits that changed only files outside Path are built upon as usual.
@@ -150,7 +153,8 @@ func validateRequest(req ApplyRequest) error {
 }
 
 func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, attempt int) (ApplyResult, error) {
-	st := s.repo.Storer
+	// New objects are staged and written together before the ref moves (stage.go).
+	st := newStaging(s.repo.Storer)
 	var res ApplyResult
 	base, created, err := s.base(ctx, req)
 	if err != nil {
@@ -231,6 +235,9 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	if s.c.hookBeforeUpdate != nil {
 		s.c.hookBeforeUpdate(attempt)
 	}
+	if err := st.flush(); err != nil {
+		return res, err
+	}
 	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs); err != nil {
 		return res, err
 	}
@@ -247,6 +254,9 @@ func (s *session) base(ctx context.Context, req ApplyRequest) (plumbing.Hash, bo
 	}
 	if !errors.Is(err, ErrBranchNotFound) || req.HeadBranch != "" || req.NoCreate {
 		return plumbing.ZeroHash, false, err
+	}
+	if req.Orphan {
+		return plumbing.ZeroHash, true, nil
 	}
 	from := req.CreateFrom
 	if from == "" {

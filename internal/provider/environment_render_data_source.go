@@ -82,9 +82,8 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 				Optional: true, ElementType: types.StringType,
 				Validators: []validator.List{validators.NoNullElements()},
 				MarkdownDescription: "Narrows `assignments`, `files` and `content_hash` to the folders of these cluster types; " +
-					"`cluster_types` still lists every cluster type of the environment. At tens of thousands of assignments, use it " +
-					"with `for_each` over the cluster types to deliver one `kalypso_gitops_commit` per cluster type: the provider " +
-					"renders the environment once per plan and each instance only filters. An empty list returns no files.",
+					"`cluster_types` still lists every cluster type of the environment. An empty list returns no files. To deliver an " +
+					"environment of any size, use `kalypso_gitops_commit`'s render mode, which renders it itself and keeps no file content in state.",
 			},
 			"assignments": schema.ListNestedAttribute{
 				Computed:            true,

@@ -56,9 +56,9 @@ func (f *EnvironmentRenderFunction) Definition(_ context.Context, _ function.Def
 			Name: "options",
 			MarkdownDescription: "At most one object of options. `only_cluster_types` (list of cluster type names) narrows " +
 				"`assignments`, `files` and `content_hash` to those cluster types' folders; `cluster_types` still lists every " +
-				"cluster type of the environment. At tens of thousands of assignments, use it with `for_each` over the cluster " +
-				"types to deliver one `kalypso_gitops_commit` per cluster type: the provider renders the environment once " +
-				"per plan and each call only filters. `{ only_cluster_types = [] }` returns the summary outputs without files. " +
+				"cluster type of the environment; the provider renders the environment once per plan and each call only filters. " +
+				"To deliver an environment of any size, use `kalypso_gitops_commit`'s render mode, which renders it itself and keeps " +
+				"no file content in state. `{ only_cluster_types = [] }` returns the summary outputs without files. " +
 				"`render_timeout`, `template_timeout` (Go durations) and `template_max_output_bytes`, `render_max_output_bytes` (numbers) " +
 				"raise the render limits, as the provider attributes of the same names do for the data source (a function cannot read " +
 				"the provider configuration); their defaults come from the `KALYPSO_*` environment variables, else the built-in defaults.",

@@ -146,8 +146,9 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				PlanModifiers: replace,
 			},
 			"create_branch": schema.BoolAttribute{
-				MarkdownDescription: "Create `branch` from the default branch (or as an orphan in an empty repository) when it does not exist. " +
-					"Defaults to `false`: a missing branch is an error at plan time that lists the branches that exist.",
+				MarkdownDescription: "Create `branch` when it does not exist, as a new branch (without parent commit) that holds only this resource's files, " +
+					"so that what the plan shows does not depend on another branch moving before the apply; to start from another branch's content " +
+					"(CI workflows, a README), create the branch with git first. Defaults to `false`: a missing branch is an error at plan time that lists the branches that exist.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"path": schema.StringAttribute{
@@ -309,42 +310,25 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if v := cfg.RepositoryURL; gitopsKnown(v) {
-		if err := gitrepo.ValidateURL(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Invalid repository_url",
-				fmt.Sprintf("kalypso_gitops_commit: %s. Use file://, a local path, https://, ssh:// or user@host:path, without credentials; configure the token or ssh key in the provider.", err))
-		} else if !cfg.PullRequest.IsNull() {
-			if err := delivery.ValidatePullRequestURL(v.ValueString()); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("repository_url"), "Pull-request mode needs a GitHub repository URL",
-					fmt.Sprintf("kalypso_gitops_commit: %s. Pull requests are opened through the GitHub API, so repository_url must be "+
-						"https://<host>/<owner>/<repo>.git or git@<host>:<owner>/<repo>.git (git_url_rewrites may point it elsewhere); remove pull_request to push directly.", err))
-			}
+	known := func(v types.String) *string {
+		if !gitopsKnown(v) {
+			return nil
 		}
+		s := v.ValueString()
+		return &s
 	}
-	if v := cfg.Branch; gitopsKnown(v) {
-		if err := delivery.ValidateBranchName(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("branch"), "Invalid branch", fmt.Sprintf("kalypso_gitops_commit: %s. Use a name git accepts, such as \"dev\" or \"envs/dev\".", err))
-		}
-	}
+	settings := delivery.Settings{RepoURL: known(cfg.RepositoryURL), Branch: known(cfg.Branch), PromotedCommitID: known(cfg.PromotedCommitID), Path: known(cfg.Path), PullRequest: !cfg.PullRequest.IsNull()}
 	if !cfg.PullRequest.IsNull() && !cfg.PullRequest.IsUnknown() {
 		var prm gitopsPullRequestModel
 		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
-		if h := prm.HeadBranch; gitopsKnown(h) {
-			if err := delivery.ValidateBranchName(h.ValueString()); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("pull_request").AtName("head_branch"), "Invalid head_branch", fmt.Sprintf("kalypso_gitops_commit: %s.", err))
-			}
-		}
+		settings.HeadBranch = known(prm.HeadBranch)
 	}
-	if v := cfg.PromotedCommitID; gitopsKnown(v) {
-		if err := delivery.ValidatePromotedCommitID(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("promoted_commit_id"), "Invalid promoted_commit_id", "kalypso_gitops_commit: "+err.Error()+". Omit the attribute to write no promoted-commit file.")
+	for _, p := range delivery.CheckSettings(settings) {
+		at := path.Root(p.Attribute)
+		if p.Attribute == "pull_request.head_branch" {
+			at = path.Root("pull_request").AtName("head_branch")
 		}
-	}
-	if v := cfg.Path; gitopsKnown(v) {
-		if _, err := gitrepo.CleanPath(v.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid path",
-				fmt.Sprintf("kalypso_gitops_commit: %s. Use a relative directory such as \"clusters\" or \".\".", err))
-		}
+		resp.Diagnostics.AddAttributeError(at, p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
 		names := make([]string, 0, len(cfg.Files.Elements()))
@@ -500,17 +484,8 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		}
 	}
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), req)
-	var refused *delivery.PlanError
-	if errors.As(err, &refused) {
-		detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", plan.ID.ValueString(), refused.Err)
-		if hint, _ := delivery.ErrorHint(refused.Err); refused.Summary == "Cannot read the Git repository" {
-			detail += "\n\n" + hint
-		}
-		if refused.Attribute == "" {
-			diags.AddError(refused.Summary, detail)
-		} else {
-			diags.AddAttributeError(path.Root(refused.Attribute), refused.Summary, detail)
-		}
+	if err != nil {
+		diags.Append(deliveryDiag(plan.ID.ValueString(), err))
 		return nil
 	}
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
@@ -601,7 +576,7 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if !state.PullRequest.IsNull() && !state.PullRequestNumber.IsNull() {
 		pr, err := delivery.ReadPullRequest(ctx, r.data.GitHubClient, req2.RepoURL, int(state.PullRequestNumber.ValueInt64()))
 		if err != nil {
-			resp.Diagnostics.Append(deliveryErrorDiag(state.ID.ValueString(), err))
+			resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
 			return
 		}
 		state.PullRequestState = types.StringValue(pr.State)
@@ -798,7 +773,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 			RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: want.Path,
 			Files: want.Files, RootFiles: want.RootFiles, DeleteRootFiles: want.DeleteRootFiles,
 			Message: m.CommitMessage.ValueString(), Author: r.author(ctx, m, &diags),
-			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), ExpectedManagedTree: expected,
+			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), Orphan: true, ExpectedManagedTree: expected,
 		},
 		PromotedCommitID: m.PromotedCommitID.ValueString(),
 		PromotedChanged:  !m.PromotedCommitID.IsNull() && (prior == nil || !prior.PromotedCommitID.Equal(m.PromotedCommitID)),
@@ -818,7 +793,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
 	}
 	if err != nil {
-		diags.Append(deliveryErrorDiag(m.ID.ValueString(), err))
+		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return diags, err
 	}
 	switch {
@@ -867,16 +842,16 @@ func (r *GitopsCommitResource) client(m *gitopsCommitModel) *gitrepo.Client {
 	return r.data.GitClient(WithSSHHostKeyFingerprint(m.SSHHostKeyFingerprint.ValueString()))
 }
 
-// deliveryErrorDiag reports a delivery.DeliverError (or a Git error) at its attribute.
-func deliveryErrorDiag(id string, err error) diag.Diagnostic {
-	var de *delivery.DeliverError
+// deliveryDiag reports a delivery.Error (or a bare Git error) at its attribute, with what to do.
+func deliveryDiag(id string, err error) diag.Diagnostic {
+	var de *delivery.Error
 	if !errors.As(err, &de) {
 		return gitErrorDiag("Cannot deliver the files to Git", id, err)
 	}
-	if de.Summary == "Cannot deliver the files to Git" {
-		return gitErrorDiag(de.Summary, id, de.Err)
-	}
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
+	if de.Hint != "" {
+		detail += "\n\n" + de.Hint
+	}
 	if de.Attribute == "" {
 		return diag.NewErrorDiagnostic(de.Summary, detail)
 	}
