@@ -74,7 +74,7 @@ const (
 
 // limits resolves the options' limits to their defaults.
 func (o Options) limits() (time.Duration, time.Duration, int, int64) {
-	timeout, tmplTimeout, tmplMax, max := o.Timeout, o.TemplateTimeout, o.MaxTemplateOutput, o.MaxOutput
+	timeout, tmplTimeout, tmplMax, maxOut := o.Timeout, o.TemplateTimeout, o.MaxTemplateOutput, o.MaxOutput
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -84,10 +84,10 @@ func (o Options) limits() (time.Duration, time.Duration, int, int64) {
 	if tmplMax <= 0 {
 		tmplMax = templating.DefaultMaxOutput
 	}
-	if max <= 0 {
-		max = DefaultMaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
 	}
-	return timeout, tmplTimeout, tmplMax, max
+	return timeout, tmplTimeout, tmplMax, maxOut
 }
 
 // DeploymentTarget is a workload target in the rendered environment.
