@@ -361,11 +361,27 @@ tf_timed() {
   echo "    $name (load $(cut -d' ' -f1-3 /proc/loadavg))"
   local start=$EPOCHREALTIME rc=0
   KALYPSO_BENCH_PROVTIME=$prov /usr/bin/time -v -o "$log.time" timeout -k 10 "$DELIVERY_TIMEOUT" \
-    terraform -chdir="$dir" "$@" >"$log.out" 2>"$log.err" || rc=$?
+    terraform -chdir="$dir" "$@" >"$log.out" 2>"$log.err" &
+  local bg=$!
+  # /usr/bin/time's peak RSS of terraform is the largest of terraform and its children (the providers),
+  # so terraform's own peak is sampled from /proc (VmHWM only grows, so the last sample is the peak).
+  local tf_pid="" hwm=0 h
+  while kill -0 "$bg" 2>/dev/null; do
+    [ -n "$tf_pid" ] || tf_pid=$(pgrep -x terraform -P "$(pgrep -P "$bg" | head -1)" 2>/dev/null | head -1) || true
+    if [ -n "$tf_pid" ]; then
+      h=$(awk '/^VmHWM/ {print $2}' "/proc/$tf_pid/status" 2>/dev/null) || true
+      [ -n "$h" ] && [ "$h" -gt "$hwm" ] && hwm=$h
+    fi
+    sleep 0.2
+  done
+  wait "$bg" || rc=$?
   secs_since "$start" >"$log.wall"
+  echo "$hwm" >"$log.tfhwm"
   wait_for_providers
   echo "$rc" >"$log.rc"
 }
+# tf_own_rss ID: terraform's own peak RSS in MiB over the commands of ID.
+tf_own_rss() { cat "$WORK_DIR/logs/$1"-*.tfhwm 2>/dev/null | awk '$1 > m {m = $1} END {printf "%.0f", m / 1024}'; }
 wall() { cat "$WORK_DIR/logs/$1.wall"; }
 rc() { cat "$WORK_DIR/logs/$1.rc"; }
 # ok_or NAME RC: the wall clock of NAME if it exited with RC, else why not.
@@ -416,13 +432,13 @@ deliver() {
   files=$(git -C "$repo" ls-tree -r --name-only main | wc -l)
   state_mib=-
   [ -f "$state" ] && state_mib=$(du -b "$state" | awk '{printf "%.1f", $1 / 1048576}')
-  tf_rss=$(mib_max_rss "$WORK_DIR/logs/$id"-*.time)
+  tf_rss=$(tf_own_rss "$id")
   prov_rss=$(mib_max_rss "$WORK_DIR/provtime/$id"-*/*)
   if [ "$(rc "$id-change-plan")" = 0 ] && [ "$(rc "$id-change-apply")" = 0 ]; then
     total=$(echo "$(wall "$id-change-plan") $(wall "$id-change-apply")" | awk '{printf "%.2f", $1 + $2}')
   fi
   [ "$(rc "$id-replan2")" = 0 ] && replan2=empty
-  echo "$size,$pattern,$(($(expected "$size") + 1)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load" | tee -a "$delivery"
+  echo "$size,$pattern,$(($(expected "$size") + 1)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load" | tee -a "$delivery"
 }
 
 if step delivery; then

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -105,8 +107,8 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 		return err
 	}
 	if found {
-		leaves := map[string]entryInfo{}
-		if err := walkLeaves(st, sub, "", leaves); err != nil {
+		leaves, err := walkLeavesMemo(st, sub)
+		if err != nil {
 			return err
 		}
 		for p, e := range leaves {
@@ -294,4 +296,44 @@ func ManagedTreeID(blobs map[string]string) (string, error) {
 // BlobID is the Git blob id of content.
 func BlobID(content []byte) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
+}
+
+// One `terraform plan` inspects the same branch twice in one provider process (refresh, then the plan),
+// and walking every tree of a whole environment (87k trees for the 86k fleet) was most of an empty
+// re-plan. A tree id names its content in every repository, so the leaves of the last few trees walked
+// are kept. Callers only read them.
+var walkMemo struct {
+	sync.Mutex
+	entries []walkMemoEntry // most recent first
+}
+
+type walkMemoEntry struct {
+	tree   plumbing.Hash
+	leaves map[string]entryInfo
+}
+
+// walkMemoSize bounds the memo: at 260k files, one entry is tens of megabytes.
+const walkMemoSize = 2
+
+// walkLeavesMemo returns every file below tree h, relative to it. The map must not be modified.
+func walkLeavesMemo(st storer.EncodedObjectStorer, h plumbing.Hash) (map[string]entryInfo, error) {
+	walkMemo.Lock()
+	for _, e := range walkMemo.entries {
+		if e.tree == h {
+			walkMemo.Unlock()
+			return e.leaves, nil
+		}
+	}
+	walkMemo.Unlock()
+	leaves := map[string]entryInfo{}
+	if err := walkLeaves(st, h, "", leaves); err != nil {
+		return nil, err
+	}
+	walkMemo.Lock()
+	walkMemo.entries = append([]walkMemoEntry{{tree: h, leaves: leaves}}, walkMemo.entries...)
+	if len(walkMemo.entries) > walkMemoSize {
+		walkMemo.entries = walkMemo.entries[:walkMemoSize]
+	}
+	walkMemo.Unlock()
+	return leaves, nil
 }

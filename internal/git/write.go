@@ -153,7 +153,8 @@ func validateRequest(req ApplyRequest) error {
 }
 
 func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, attempt int) (ApplyResult, error) {
-	st := s.repo.Storer
+	// New objects are staged and written together before the ref moves (stage.go).
+	st := newStaging(s.repo.Storer)
 	var res ApplyResult
 	base, created, err := s.base(ctx, req)
 	if err != nil {
@@ -233,6 +234,9 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	b.newObjs = append(b.newObjs, commit)
 	if s.c.hookBeforeUpdate != nil {
 		s.c.hookBeforeUpdate(attempt)
+	}
+	if err := st.flush(); err != nil {
+		return res, err
 	}
 	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs); err != nil {
 		return res, err

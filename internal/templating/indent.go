@@ -75,7 +75,7 @@ func memoizedIndent(spaces int, v string, newline bool) string {
 // strings.Repeat, which Execute reports as an error, as it does for sprig's.
 func indent(spaces int, v string, newline bool) string {
 	pad := strings.Repeat(" ", spaces)
-	out := pad + strings.Replace(v, "\n", "\n"+pad, -1)
+	out := pad + strings.ReplaceAll(v, "\n", "\n"+pad)
 	if newline {
 		return "\n" + out
 	}

@@ -1,0 +1,52 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+// Inspect keeps the leaves of the trees it walked last. A second inspection of the same branch must see
+// the same files; after a commit changes the path, the new files; and a caller that modifies its
+// Inspection must not change what the next one sees.
+func TestInspect_RepeatedInspectionsSeeTheBranch(t *testing.T) {
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{
+		"README.md": "outside", "gitops/a/x.yaml": "x", "gitops/b/y.yaml": "y", "gitops/.flux/z.yaml": "dot",
+	})
+	client := &gitrepo.Client{CacheDir: t.TempDir()}
+	req := gitrepo.InspectRequest{RepoURL: "file://" + repo, Branch: "main", Path: "gitops"}
+	inspect := func() map[string]string {
+		t.Helper()
+		ins, err := client.Inspect(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for p, e := range ins.Managed {
+			out[p] = e.Hash
+		}
+		// Callers may change their own Inspection.
+		ins.Managed["injected"] = gitrepo.Entry{Hash: "0"}
+		delete(ins.Managed, "a/x.yaml")
+		return out
+	}
+	first := inspect()
+	if len(first) != 2 || first["a/x.yaml"] == "" || first["b/y.yaml"] == "" {
+		t.Fatalf("first inspection: %v", first)
+	}
+	if second := inspect(); !reflect.DeepEqual(second, first) {
+		t.Fatalf("second inspection %v, want %v", second, first)
+	}
+	gitserver.Commit(t, repo, "main", "edit", map[string]string{"gitops/a/x.yaml": "x2", "gitops/c/w.yaml": "w"}, nil)
+	third := inspect()
+	if len(third) != 3 || third["a/x.yaml"] == first["a/x.yaml"] || third["b/y.yaml"] != first["b/y.yaml"] || third["c/w.yaml"] == "" {
+		t.Fatalf("after a commit: %v (before %v)", third, first)
+	}
+}
