@@ -135,8 +135,8 @@ func TestCtrlCStopsARunawayTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-done:
-		t.Logf("terraform exited %v after SIGINT", time.Since(sent).Round(10*time.Millisecond))
+	case err := <-done:
+		t.Logf("terraform exited (%v) %v after SIGINT", err, time.Since(sent).Round(10*time.Millisecond))
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("terraform still running 60s after SIGINT\n%s", out.String())

@@ -11,6 +11,13 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 tf=$(command -v "${TERRAFORM:-terraform}")
 
+# override_during = plan (the tests replace the Git-reading resources during plan) needs Terraform 1.11.
+version=$("$tf" version -json | sed -n 's/.*"terraform_version": *"\([0-9]*\.[0-9]*\).*/\1/p')
+if [ "$(printf '%s\n1.11\n' "$version" | sort -V | head -1)" != "1.11" ]; then
+  echo "FAIL: terraform test of the tutorial needs Terraform >= 1.11 (override_during); $tf is $version" >&2
+  exit 1
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 )
 
 const (
 	// PromotedCommitFile is where upstream Kalypso records the promoted commit, at the repository root.
-	PromotedCommitFile = ".github/tracking/Promoted_Commit_Id"
+	PromotedCommitFile = model.PromotedCommitFile
 	// OwnerMarker is the ownership record written at the root of a resource's path (see the package doc).
 	OwnerMarker = ".kalypso-gitops-commit"
 	// LabelPromoted is added to a pull request that changes the promoted commit, as upstream does.

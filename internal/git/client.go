@@ -58,6 +58,8 @@ type Client struct {
 	Timeout time.Duration
 	// MaxRetries bounds the re-apply attempts after a rejected (non-fast-forward) push. Zero: 5.
 	MaxRetries int
+	// Debug, when set, receives the targets, timings and retries of network operations (see DebugFunc).
+	Debug DebugFunc
 
 	tmpOnce sync.Once
 	tmpDir  string

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -235,7 +236,9 @@ func (s *session) branches(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		start := time.Now()
 		refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.c.caBundle()})
+		s.debug(ctx, "git ls-remote (branches)", start, err, nil)
 		if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return nil, classify(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -20,7 +21,11 @@ import (
 // receive-pack command. The server applies the update only if ref still holds
 // old (compare-and-swap), so a concurrent writer is never overwritten; that case
 // returns errRejected. With force, old is whatever the server advertises.
-func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash) error {
+func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash) (err error) {
+	start := time.Now()
+	defer func() {
+		s.debug(ctx, "git push", start, err, map[string]any{"ref": ref.String(), "old": old.String(), "new": target.String(), "objects": len(objs), "force": force})
+	}()
 	ctx, cancel := s.c.withTimeout(ctx)
 	defer cancel()
 	ep, err := transport.NewEndpoint(s.e.url)

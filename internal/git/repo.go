@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -179,6 +180,7 @@ func (s *session) head(ctx context.Context, branch string) (plumbing.Hash, error
 		}
 		// An unexpected failure may come from a damaged cache entry: start from a fresh
 		// cache entry once before giving up.
+		s.debug(ctx, "git fetch failed; retrying once from a fresh cache entry", time.Time{}, err, map[string]any{"branch": branch})
 		if rerr := s.resetCache(); rerr != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -194,11 +196,13 @@ func (s *session) head(ctx context.Context, branch string) (plumbing.Hash, error
 }
 
 // fetch updates refs/remotes/origin/<branch> with a shallow, single-branch fetch.
-func (s *session) fetch(ctx context.Context, branch string) error {
+func (s *session) fetch(ctx context.Context, branch string) (err error) {
+	start := time.Now()
+	defer func() { s.debug(ctx, "git fetch", start, err, map[string]any{"branch": branch}) }()
 	ctx, cancel := s.c.withTimeout(ctx)
 	defer cancel()
 	rs := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, trackingRef(branch)))
-	err := s.repo.FetchContext(ctx, &git.FetchOptions{
+	err = s.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
 		RefSpecs:   []config.RefSpec{rs},
 		Depth:      1,
@@ -250,7 +254,9 @@ func (s *session) defaultBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	start := time.Now()
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.c.caBundle()})
+	s.debug(ctx, "git ls-remote (default branch)", start, err, nil)
 	if err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return "", nil

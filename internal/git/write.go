@@ -120,6 +120,8 @@ func (c *Client) Apply(ctx context.Context, req ApplyRequest) (ApplyResult, erro
 		res, err = s.applyOnce(ctx, req, dir, attempt)
 		res.Attempts = attempt
 		if errors.Is(err, errRejected) {
+			s.debug(ctx, "git push rejected: the branch moved; re-applying on its new head", time.Time{}, err,
+				map[string]any{"branch": req.Branch, "attempt": attempt, "max_attempts": c.maxRetries() + 1})
 			continue
 		}
 		if err != nil {

@@ -13,17 +13,8 @@ import (
 )
 
 const (
-	// PlatformConfigLabel marks a ConfigMap as a platform config source.
-	PlatformConfigLabel = "platform-config"
-	// AzureAppConfigPrefix names ConfigMaps synced from Azure App Configuration, whose keys carry labels.
-	AzureAppConfigPrefix = "azure-app-config"
-
 	fluxNameLabel      = "kustomize.toolkit.fluxcd.io/name"
 	fluxNamespaceLabel = "kustomize.toolkit.fluxcd.io/namespace"
-
-	ClusterTypeLabel      = "cluster-type"
-	DeploymentTargetLabel = "deployment-target"
-	WorkloadLabel         = "workload"
 )
 
 // Target is what the matcher needs to know about one assignment.
@@ -48,14 +39,14 @@ func (t Target) Matches(labels map[string]string) bool {
 
 func (t Target) holds(k, v string) bool {
 	switch k {
-	case PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
+	case model.PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
 		return true
-	case ClusterTypeLabel:
+	case model.ClusterTypeLabel:
 		return v == t.ClusterTypeName
-	case DeploymentTargetLabel:
+	case model.DeploymentTargetLabel:
 		return v == t.DeploymentTarget
-	case WorkloadLabel:
-		return v == t.TargetLabels[WorkloadLabel]
+	case model.WorkloadLabel:
+		return v == t.TargetLabels[model.WorkloadLabel]
 	default:
 		return t.ClusterTypeLabels[k] == v || t.TargetLabels[k] == v
 	}
@@ -117,7 +108,7 @@ type azureKey struct {
 func NewSources(configMaps []*model.ConfigMap) *Sources {
 	s := &Sources{}
 	for _, cm := range configMaps {
-		if cm.Metadata.Labels[PlatformConfigLabel] == "true" {
+		if cm.Metadata.Labels[model.PlatformConfigLabel] == "true" {
 			pm := platformMap{match: compileMatcher(cm.Metadata.Labels)}
 			for k := range cm.Data {
 				pm.keys = append(pm.keys, k)
@@ -130,7 +121,7 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 		}
 	}
 	for _, cm := range configMaps {
-		if !strings.HasPrefix(cm.Metadata.Name, AzureAppConfigPrefix) {
+		if !strings.HasPrefix(cm.Metadata.Name, model.AzureAppConfigPrefix) {
 			continue
 		}
 		var am azureMap

@@ -14,9 +14,9 @@ import (
 // templates can modify ConfigData with sprig's set and unset.
 func TestComposeMemoReturnsIndependentCopies(t *testing.T) {
 	global := &model.ConfigMap{Data: map[string]string{"ingress": "hosts:\n- a\nclass: nginx", "region": "west"}}
-	global.Metadata.Name, global.Metadata.Labels = "global", map[string]string{PlatformConfigLabel: "true"}
+	global.Metadata.Name, global.Metadata.Labels = "global", map[string]string{"platform-config": "true"}
 	gold := &model.ConfigMap{Data: map[string]string{"ingress": "hosts:\n- b"}}
-	gold.Metadata.Name, gold.Metadata.Labels = "tier-gold", map[string]string{PlatformConfigLabel: "true", "tier": "gold"}
+	gold.Metadata.Name, gold.Metadata.Labels = "tier-gold", map[string]string{"platform-config": "true", "tier": "gold"}
 	sources := NewSources([]*model.ConfigMap{global, gold})
 
 	goldTarget := Target{ClusterTypeName: "c1", ClusterTypeLabels: map[string]string{"tier": "gold"}, DeploymentTarget: "w-t"}

@@ -44,4 +44,15 @@ func TestSchemaRefNeverLeavesTheDocument(t *testing.T) {
 	if v := Validate(s, map[string]interface{}{"port": "x"}); v == nil {
 		t.Fatal("internal reference not enforced")
 	}
+	// A reference cycle inside the document ends with a violation, not a hang; a $schema URL is refused too.
+	s, err = CompileSchema(`{"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := Validate(s, map[string]interface{}{"a": "x"}); v == nil || !strings.Contains(v.Message, "reference cycle") {
+		t.Fatalf("cycle: %+v", v)
+	}
+	if _, err := CompileSchema(`{"$schema": "https://example.invalid/meta.json"}`); err == nil || !strings.Contains(err.Error(), "is refused") {
+		t.Fatalf("$schema URL: %v", err)
+	}
 }

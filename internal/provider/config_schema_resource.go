@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -22,7 +23,7 @@ var (
 )
 
 // ConfigSchemaResource is kalypso_config_schema, a logical resource that lives only in state.
-type ConfigSchemaResource struct{}
+type ConfigSchemaResource struct{ logicalResource }
 
 // NewConfigSchemaResource returns the resource.
 func NewConfigSchemaResource() resource.Resource { return &ConfigSchemaResource{} }
@@ -58,32 +59,11 @@ func (r *ConfigSchemaResource) Schema(_ context.Context, _ resource.SchemaReques
 }
 
 func (r *ConfigSchemaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !modelPlanIsComputable(req) {
-		return
-	}
-	var m configSchemaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	obj := resources.ConfigSchema(m.Name, m.Labels, m.Schema)
-	m.ID, m.Manifest = types.StringValue(m.Name), modelManifestValue(obj, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+	modifyLogicalPlan[configSchemaModel](ctx, req, resp)
 }
 
-func (r *ConfigSchemaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = req.Plan.Raw
+func (m *configSchemaModel) object() model.Object {
+	return resources.ConfigSchema(m.Name, m.Labels, m.Schema)
 }
 
-func (r *ConfigSchemaResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
-
-func (r *ConfigSchemaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *ConfigSchemaResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
-}
-
-func (r *ConfigSchemaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	modelImportByName(ctx, req, resp)
-}
+func (m *configSchemaModel) computed() (id, manifest *types.String) { return &m.ID, &m.Manifest }

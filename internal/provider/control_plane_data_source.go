@@ -184,16 +184,9 @@ func (d *ControlPlaneDataSource) ConfigValidators(_ context.Context) []datasourc
 }
 
 func (d *ControlPlaneDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configuredProviderData(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.client = data.GitClient()
 	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data",
-			fmt.Sprintf("expected *provider.ProviderData, got %T; this is a bug in the provider, please report it", req.ProviderData))
-		return
-	}
-	d.client = data.GitClient()
 }
 
 func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
@@ -73,6 +76,7 @@ func (c *renderCache) render(environment string, manifests []string, opts render
 		c.touch(k)
 		c.mu.Unlock()
 		<-e.done
+		logRender(opts, "render reused from the provider's cache", environment, manifests, e, time.Time{})
 		return e
 	}
 	e := &cachedRender{done: make(chan struct{})}
@@ -84,8 +88,10 @@ func (c *renderCache) render(environment string, manifests []string, opts render
 	}
 	c.mu.Unlock()
 
+	start := time.Now()
 	e.res, e.diags = render.Render(environment, manifests, opts)
 	close(e.done)
+	logRender(opts, "render", environment, manifests, e, start)
 	if stoppedEarly(e.diags) {
 		// A canceled or timed-out render says nothing about the input: the next call renders again.
 		c.mu.Lock()
@@ -101,6 +107,34 @@ func (c *renderCache) render(environment string, manifests []string, opts render
 		c.mu.Unlock()
 	}
 	return e
+}
+
+// logRender writes a render's sizes and timing to Terraform's debug log: the environment, the input's
+// size, what came out and how long it took. No content is logged: a manifest may hold anything.
+func logRender(opts render.Options, msg, environment string, manifests []string, e *cachedRender, start time.Time) {
+	if opts.Context == nil {
+		return
+	}
+	inBytes := 0
+	for _, m := range manifests {
+		inBytes += len(m)
+	}
+	fields := map[string]any{
+		"environment": environment, "manifests": len(manifests), "manifest_bytes": inBytes,
+		"errors": len(e.diags.Errors()), "warnings": len(e.diags.Warnings()),
+	}
+	if !start.IsZero() {
+		fields["duration_ms"] = time.Since(start).Milliseconds()
+	}
+	if e.res != nil {
+		outBytes := 0
+		for _, f := range e.res.Files {
+			outBytes += len(f)
+		}
+		fields["cluster_types"], fields["assignments"], fields["files"], fields["file_bytes"] = len(e.res.ClusterTypes), len(e.res.Assignments), len(e.res.Files), outBytes
+		fields["unscheduled_deployment_targets"] = len(e.res.Unscheduled)
+	}
+	tflog.Debug(opts.Context, msg, fields)
 }
 
 // stoppedEarly reports a render that Terraform canceled or that ran past its whole-render deadline.

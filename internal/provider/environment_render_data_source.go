@@ -5,7 +5,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -130,16 +129,9 @@ func (d *EnvironmentRenderDataSource) Schema(_ context.Context, _ datasource.Sch
 }
 
 func (d *EnvironmentRenderDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configuredProviderData(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.provider = data
 	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data",
-			fmt.Sprintf("expected *provider.ProviderData, got %T; this is a bug in the provider, please report it", req.ProviderData))
-		return
-	}
-	d.provider = data
 }
 
 func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -36,7 +36,7 @@ var warningCases = []struct {
 	{"environment without deployment targets", "Dev", allPolicy,
 		knownvalue.ListExact([]knownvalue.Check{knownvalue.StringRegexp(regexp.MustCompile(
 			`^Environment has no deployment targets: no Workload has a deployment target in environment "Dev".*are: "dev"\. .*did you mean "dev"\?$`))})},
-	{"workload without registration", "dev", allPolicy + "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: orphan\nspec:\n  deploymentTargets:\n    - name: web\n      environment: dev\n      manifests: {repo: r, branch: b, path: p}\n",
+	{"workload without registration", "dev", allPolicy + "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: orphan\nspec:\n  deploymentTargets:\n    - name: web\n      environment: dev\n      manifests: {repo: https://example.com/orphan, branch: main, path: ./web}\n",
 		knownvalue.ListExact([]knownvalue.Check{knownvalue.StringRegexp(regexp.MustCompile(
 			`^Workload has no WorkloadRegistration \(Workload "orphan"\): no WorkloadRegistration is named "orphan"`))})},
 	{"template renders invalid YAML", "dev", allPolicy + "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - \"key: [unclosed\"\n",

@@ -4,7 +4,10 @@
 package provider
 
 import (
+	"context"
 	"sync"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
@@ -46,6 +49,7 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 			CacheDir: cacheDir,
 			Rewrites: d.GitURLRewrites,
 			Timeout:  d.GitTimeout,
+			Debug:    debugLog,
 			Auth: gitrepo.Auth{
 				Token:          d.GitToken,
 				SSHPrivateKey:  d.SSHPrivateKey,
@@ -58,11 +62,17 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 	if len(opts) == 0 {
 		return base
 	}
-	c := &gitrepo.Client{CacheDir: base.CacheDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries}
+	c := &gitrepo.Client{CacheDir: base.CacheDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries, Debug: base.Debug}
 	for _, o := range opts {
 		o(c)
 	}
 	return c
+}
+
+// debugLog writes an engine debug event to Terraform's log (TF_LOG=debug). Engine packages take it
+// as a plain function, so they never import the framework.
+func debugLog(ctx context.Context, msg string, fields map[string]any) {
+	tflog.Debug(ctx, msg, fields)
 }
 
 // GitHubClient returns a pull-request service for the provider's GitHub base URL and token.

@@ -292,16 +292,9 @@ func (r *GitopsCommitResource) ConfigValidators(context.Context) []resource.Conf
 }
 
 func (r *GitopsCommitResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configuredProviderData(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
 	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data",
-			fmt.Sprintf("kalypso_gitops_commit expected *ProviderData, got %T. This is a bug in the provider; please report it.", req.ProviderData))
-		return
-	}
-	r.data = data
 }
 
 func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

@@ -367,6 +367,12 @@ func gitopsScanForSecrets(t *testing.T, work, logPath string, secrets ...string)
 		}
 		if p == logPath && strings.Contains(string(b), "kalypso_gitops_commit") {
 			logSeen = true
+			// The provider's own debug events are in the scanned log: what it fetched and pushed.
+			for _, event := range []string{"git fetch", "git push"} {
+				if !strings.Contains(string(b), event) {
+					t.Errorf("the trace log has no %q debug event, so the scan does not cover it", event)
+				}
+			}
 		}
 		for _, secret := range secrets {
 			if strings.Contains(string(b), secret) {

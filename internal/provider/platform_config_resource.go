@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -22,7 +23,7 @@ var (
 )
 
 // PlatformConfigResource is kalypso_platform_config, a logical resource that lives only in state.
-type PlatformConfigResource struct{}
+type PlatformConfigResource struct{ logicalResource }
 
 // NewPlatformConfigResource returns the resource.
 func NewPlatformConfigResource() resource.Resource { return &PlatformConfigResource{} }
@@ -63,33 +64,11 @@ func (r *PlatformConfigResource) Schema(_ context.Context, _ resource.SchemaRequ
 }
 
 func (r *PlatformConfigResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !modelPlanIsComputable(req) {
-		return
-	}
-	var m platformConfigModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	obj := resources.PlatformConfig(m.Name, m.Labels, m.Data)
-	m.ID, m.Manifest = types.StringValue(m.Name), modelManifestValue(obj, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+	modifyLogicalPlan[platformConfigModel](ctx, req, resp)
 }
 
-func (r *PlatformConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = req.Plan.Raw
+func (m *platformConfigModel) object() model.Object {
+	return resources.PlatformConfig(m.Name, m.Labels, m.Data)
 }
 
-func (r *PlatformConfigResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
-}
-
-func (r *PlatformConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *PlatformConfigResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
-}
-
-func (r *PlatformConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	modelImportByName(ctx, req, resp)
-}
+func (m *platformConfigModel) computed() (id, manifest *types.String) { return &m.ID, &m.Manifest }

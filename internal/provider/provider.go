@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -78,6 +79,21 @@ type ProviderData struct {
 	GitTimeout time.Duration
 	// RenderLimits bound every render: its time, each template's time and output sizes.
 	RenderLimits RenderLimits
+}
+
+// configuredProviderData is the body of every Configure: it returns the provider's data, or nil when
+// the provider is not configured yet (Terraform validates before it configures), or when the framework
+// hands over something else, which is a bug reported as an error.
+func configuredProviderData(v any, diags *diag.Diagnostics) *ProviderData {
+	if v == nil {
+		return nil
+	}
+	data, ok := v.(*ProviderData)
+	if !ok {
+		diags.AddError("Unexpected provider data",
+			fmt.Sprintf("expected *provider.ProviderData, got %T. This is a bug in the provider; please report it.", v))
+	}
+	return data
 }
 
 // DefaultGitTimeout bounds each Git network operation when git_timeout is not set.

@@ -79,10 +79,10 @@ func positiveDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func positiveInt(s string, max int64) (int64, error) {
+func positiveInt(s string, upper int64) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 || n > max {
-		return 0, fmt.Errorf("%q is not a whole number of bytes between 1 and %d", s, max)
+	if err != nil || n <= 0 || n > upper {
+		return 0, fmt.Errorf("%q is not a whole number of bytes between 1 and %d", s, upper)
 	}
 	return n, nil
 }

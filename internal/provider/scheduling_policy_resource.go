@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -25,7 +26,7 @@ var (
 )
 
 // SchedulingPolicyResource is kalypso_scheduling_policy, a logical resource that lives only in state.
-type SchedulingPolicyResource struct{}
+type SchedulingPolicyResource struct{ logicalResource }
 
 // NewSchedulingPolicyResource returns the resource.
 func NewSchedulingPolicyResource() resource.Resource { return &SchedulingPolicyResource{} }
@@ -139,14 +140,10 @@ func policyRequirements(in []policyRequirementModel) []resources.Requirement {
 }
 
 func (r *SchedulingPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !modelPlanIsComputable(req) {
-		return
-	}
-	var m schedulingPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	modifyLogicalPlan[schedulingPolicyModel](ctx, req, resp)
+}
+
+func (m *schedulingPolicyModel) object() model.Object {
 	workspace := ""
 	var dt resources.Selector
 	if s := m.DeploymentTargetSelector; s != nil {
@@ -155,25 +152,7 @@ func (r *SchedulingPolicyResource) ModifyPlan(ctx context.Context, req resource.
 		}
 		dt = resources.Selector{MatchLabels: s.MatchLabels, MatchExpressions: policyRequirements(s.MatchExpressions)}
 	}
-	obj := resources.SchedulingPolicy(m.Name, workspace, dt, m.ClusterTypeSelector.selector())
-	m.ID, m.Manifest = types.StringValue(m.Name), modelManifestValue(obj, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+	return resources.SchedulingPolicy(m.Name, workspace, dt, m.ClusterTypeSelector.selector())
 }
 
-func (r *SchedulingPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *SchedulingPolicyResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
-}
-
-func (r *SchedulingPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *SchedulingPolicyResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
-}
-
-func (r *SchedulingPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	modelImportByName(ctx, req, resp)
-}
+func (m *schedulingPolicyModel) computed() (id, manifest *types.String) { return &m.ID, &m.Manifest }

@@ -25,7 +25,7 @@ var (
 )
 
 // TemplateResource is kalypso_template, a logical resource that lives only in state.
-type TemplateResource struct{}
+type TemplateResource struct{ logicalResource }
 
 // NewTemplateResource returns the resource.
 func NewTemplateResource() resource.Resource { return &TemplateResource{} }
@@ -73,36 +73,15 @@ func (r *TemplateResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 }
 
 func (r *TemplateResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !modelPlanIsComputable(req) {
-		return
-	}
-	var m templateModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	modifyLogicalPlan[templateModel](ctx, req, resp)
+}
+
+func (m *templateModel) object() model.Object {
 	contentType := ""
 	if m.ContentType != nil {
 		contentType = *m.ContentType
 	}
-	obj := resources.Template(m.Name, m.Type, contentType, m.Manifests)
-	m.ID, m.Manifest = types.StringValue(m.Name), modelManifestValue(obj, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+	return resources.Template(m.Name, m.Type, contentType, m.Manifests)
 }
 
-func (r *TemplateResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *TemplateResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
-
-func (r *TemplateResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *TemplateResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
-}
-
-func (r *TemplateResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	modelImportByName(ctx, req, resp)
-}
+func (m *templateModel) computed() (id, manifest *types.String) { return &m.ID, &m.Manifest }

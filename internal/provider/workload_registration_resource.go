@@ -41,7 +41,8 @@ var (
 // WorkloadRegistrationResource is kalypso_workload_registration: a logical resource that reads the
 // registered Workload from Git at plan time and on refresh.
 type WorkloadRegistrationResource struct {
-	data *ProviderData
+	logicalResource // Create, Update and Delete; Read and ImportState are its own
+	data            *ProviderData
 }
 
 // NewWorkloadRegistrationResource returns the resource.
@@ -214,15 +215,9 @@ func (r *WorkloadRegistrationResource) ConfigValidators(context.Context) []resou
 }
 
 func (r *WorkloadRegistrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configuredProviderData(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
 	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *provider.ProviderData, got %T. This is a provider bug; please report it.", req.ProviderData))
-		return
-	}
-	r.data = data
 }
 
 // gitClient returns the provider's shared Git client (cache, rewrites, credentials), with the
@@ -340,7 +335,7 @@ func deploymentTargetsDiagnostics(name string, sourced bool, err error) diag.Dia
 	return diags
 }
 
-// sourceErrorDetails maps a source read error to the attribute at fault, a summary and what to do.
+// registrationSourceErrorDetails maps a source read error to the attribute at fault, a summary and what to do.
 func registrationSourceErrorDetails(err error) (path.Path, string, string) {
 	src := path.Root("source")
 	switch {
@@ -389,10 +384,6 @@ func (r *WorkloadRegistrationResource) ModifyPlan(ctx context.Context, req resou
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
-func (r *WorkloadRegistrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
 // Read re-reads a sourced Workload, so that a target the application team pushed appears in state
 // and in everything that renders from `manifest`. Failures are warnings here, keeping the previous
 // values: the plan that follows reads the source again, with the configured credentials, and reports them.
@@ -420,13 +411,6 @@ func (r *WorkloadRegistrationResource) Read(ctx context.Context, req resource.Re
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(p), v)...)
 	}
-}
-
-func (r *WorkloadRegistrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	resp.State.Raw = req.Plan.Raw
-}
-
-func (r *WorkloadRegistrationResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
 
 // ImportState accepts `<name>` or `<name>@<repo>//<path>?ref=<branch>[&workspace=<workspace>]`. The second

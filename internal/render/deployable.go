@@ -62,7 +62,7 @@ func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *mo
 	}
 	reconciler, nsTemplate, configType := ct.Spec.Reconciler, ct.Spec.NamespaceService, ct.Spec.ConfigType
 	if configType == "" {
-		configType = "configmap"
+		configType = model.DefaultConfigType
 	}
 
 	if msgs := validation.IsDNS1123Label(a.Namespace); len(msgs) > 0 {

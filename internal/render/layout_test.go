@@ -101,7 +101,7 @@ func TestRenderFileRules(t *testing.T) {
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("files =\n%#v\nwant\n%#v", got, c.want)
 			}
-			if files["ct/README.md"] != ReadmeText {
+			if files["ct/README.md"] != model.ReadmeText {
 				t.Errorf("README missing")
 			}
 		})
@@ -312,7 +312,7 @@ func TestRenderConfigValidation(t *testing.T) {
 			t.Errorf("skipped assignment wrote %s", p)
 		}
 	}
-	if res.Files["large/README.md"] != ReadmeText || res.Files["small/app-t/platform-config.yaml"] != "REPLICAS=3\n" {
+	if res.Files["large/README.md"] != model.ReadmeText || res.Files["small/app-t/platform-config.yaml"] != "REPLICAS=3\n" {
 		t.Errorf("files = %v", res.Files)
 	}
 

@@ -27,12 +27,6 @@ import (
 )
 
 const (
-	// ReadmeText is written to every cluster type folder, without a trailing newline, as upstream does.
-	ReadmeText = "This folder contains deployment targets scheduled on the cluster type"
-
-	WorkloadLabel  = "workload"
-	WorkspaceLabel = "workspace"
-
 	ConfigValidationError = "error"
 	ConfigValidationWarn  = "warn"
 )
@@ -74,7 +68,7 @@ const (
 
 // limits resolves the options' limits to their defaults.
 func (o Options) limits() (time.Duration, time.Duration, int, int64) {
-	timeout, tmplTimeout, tmplMax, max := o.Timeout, o.TemplateTimeout, o.MaxTemplateOutput, o.MaxOutput
+	timeout, tmplTimeout, tmplMax, maxOut := o.Timeout, o.TemplateTimeout, o.MaxTemplateOutput, o.MaxOutput
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -84,10 +78,10 @@ func (o Options) limits() (time.Duration, time.Duration, int, int64) {
 	if tmplMax <= 0 {
 		tmplMax = templating.DefaultMaxOutput
 	}
-	if max <= 0 {
-		max = DefaultMaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
 	}
-	return timeout, tmplTimeout, tmplMax, max
+	return timeout, tmplTimeout, tmplMax, maxOut
 }
 
 // DeploymentTarget is a workload target in the rendered environment.
@@ -201,7 +195,7 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	res := &Result{Environment: environment, Files: make(map[string]string, 3*len(assignments)+len(set.ClusterTypes)), PromotedCommit: set.PromotedCommit()}
 	for _, ct := range set.ClusterTypes {
 		res.ClusterTypes = append(res.ClusterTypes, ct.Metadata.Name)
-		res.Files[ct.Metadata.Name+"/README.md"] = ReadmeText
+		res.Files[ct.Metadata.Name+"/"+model.ReadmeFile] = model.ReadmeText
 	}
 
 	scheduled := map[string]bool{}
@@ -319,8 +313,8 @@ func DeriveTargets(environment string, set *model.Set) ([]*DeploymentTarget, mod
 			for k, v := range w.Metadata.Labels {
 				lbls[k] = v
 			}
-			lbls[WorkloadLabel] = w.Metadata.Name
-			lbls[WorkspaceLabel] = workspace
+			lbls[model.WorkloadLabel] = w.Metadata.Name
+			lbls[model.WorkspaceLabel] = workspace
 			schemas := append(append([]string{}, t.ConfigSchemas...), w.Spec.ConfigSchemas...)
 			targets = append(targets, &DeploymentTarget{
 				Name: name, Workload: w.Metadata.Name, Workspace: workspace, Environment: t.Environment,
@@ -372,7 +366,7 @@ func Schedule(environment string, set *model.Set, targets []*DeploymentTarget) (
 		}
 		ws := p.Spec.DeploymentTargetSelector.Workspace
 		for ti, t := range targets {
-			if ws != "" && ws != t.Labels[WorkspaceLabel] {
+			if ws != "" && ws != t.Labels[model.WorkspaceLabel] {
 				continue
 			}
 			if !dtSel.Matches(labels.Set(t.Labels)) {
@@ -708,13 +702,13 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 	}
 	configType := ct.Spec.ConfigType
 	if configType == "" {
-		configType = "configmap"
+		configType = model.DefaultConfigType
 	}
 	files := make([]renderedFile, 0, 3)
 	for _, use := range []struct{ field, name, file string }{
-		{"spec.reconciler", ct.Spec.Reconciler, "reconciler.yaml"},
-		{"spec.namespaceService", ct.Spec.NamespaceService, "namespace.yaml"},
-		{"spec.configType", configType, "platform-config"},
+		{"spec.reconciler", ct.Spec.Reconciler, model.ReconcilerFile},
+		{"spec.namespaceService", ct.Spec.NamespaceService, model.NamespaceFile},
+		{"spec.configType", configType, model.PlatformConfigFile},
 	} {
 		tmpl, ok := j.templates[use.name]
 		if !ok {
@@ -744,11 +738,11 @@ func (j *assignmentJob) render(a *Assignment) (r renderedAssignment) {
 			return r
 		}
 		file := use.file
-		if file == "platform-config" {
+		if file == model.PlatformConfigFile {
 			if tmpl.Spec.ContentType == model.ContentTypeSh {
-				file = "platform-config.sh"
+				file += ".sh"
 			} else {
-				file = "platform-config.yaml"
+				file += ".yaml"
 			}
 			if content == "" {
 				continue

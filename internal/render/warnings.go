@@ -96,7 +96,7 @@ func policyWarnings(set *model.Set, targets []*DeploymentTarget, assignments []A
 		ws := p.Spec.DeploymentTargetSelector.Workspace
 		inWorkspace, matched := 0, 0
 		for _, t := range targets {
-			if ws != "" && ws != t.Labels[WorkspaceLabel] {
+			if ws != "" && ws != t.Labels[model.WorkspaceLabel] {
 				continue
 			}
 			inWorkspace++

@@ -17,20 +17,6 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
-const (
-	// DefaultReconciler is the reconciler template of a cluster type when none is configured.
-	DefaultReconciler = "arc-flux"
-	// DefaultNamespaceService is the namespace template of a cluster type when none is configured.
-	DefaultNamespaceService = "default"
-	// DefaultConfigType is the config template of a cluster type when none is configured.
-	DefaultConfigType = "configmap"
-
-	// PlatformConfigLabel marks a ConfigMap as platform config for the scheduler.
-	PlatformConfigLabel = "platform-config"
-	// AzureAppConfigPrefix names ConfigMaps the scheduler reads whether or not they carry PlatformConfigLabel.
-	AzureAppConfigPrefix = "azure-app-config"
-)
-
 // Requirement is one match expression of a label selector.
 type Requirement struct {
 	Key      string
@@ -81,13 +67,13 @@ func meta(name string, labels map[string]string) model.ObjectMeta {
 // ClusterType builds a ClusterType; empty template names take the defaults.
 func ClusterType(name string, labels map[string]string, reconciler, namespaceService, configType string) *model.ClusterType {
 	if reconciler == "" {
-		reconciler = DefaultReconciler
+		reconciler = model.DefaultReconciler
 	}
 	if namespaceService == "" {
-		namespaceService = DefaultNamespaceService
+		namespaceService = model.DefaultNamespaceService
 	}
 	if configType == "" {
-		configType = DefaultConfigType
+		configType = model.DefaultConfigType
 	}
 	return &model.ClusterType{
 		TypeMeta: model.TypeMeta{APIVersion: model.APIVersion, Kind: model.KindClusterType},
@@ -134,11 +120,11 @@ func Template(name, templateType, contentType string, manifests []string) *model
 // anyway, with their own key syntax, and the label would make it read them twice.
 func PlatformConfig(name string, labels, data map[string]string) *model.ConfigMap {
 	lbls := nonEmpty(labels)
-	if !strings.HasPrefix(name, AzureAppConfigPrefix) {
+	if !strings.HasPrefix(name, model.AzureAppConfigPrefix) {
 		if lbls == nil {
 			lbls = map[string]string{}
 		}
-		lbls[PlatformConfigLabel] = "true"
+		lbls[model.PlatformConfigLabel] = "true"
 	}
 	return &model.ConfigMap{
 		TypeMeta: model.TypeMeta{APIVersion: model.ConfigMapAPIVersion, Kind: model.KindConfigMap},

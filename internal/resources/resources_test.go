@@ -127,10 +127,10 @@ func TestClusterTypeDefaults(t *testing.T) {
 }
 
 func TestPlatformConfigLabel(t *testing.T) {
-	if got := PlatformConfig("dev-config", nil, nil).Metadata.Labels[PlatformConfigLabel]; got != "true" {
+	if got := PlatformConfig("dev-config", nil, nil).Metadata.Labels["platform-config"]; got != "true" {
 		t.Errorf("platform-config label = %q, want \"true\"", got)
 	}
-	if _, ok := PlatformConfig("azure-app-config-x", nil, nil).Metadata.Labels[PlatformConfigLabel]; ok {
+	if _, ok := PlatformConfig("azure-app-config-x", nil, nil).Metadata.Labels["platform-config"]; ok {
 		t.Error("an azure-app-config map must not get the platform-config label")
 	}
 }

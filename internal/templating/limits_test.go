@@ -41,6 +41,12 @@ func TestLimitsStopHostileTemplates(t *testing.T) {
 		{"many medium values", `{{ range 100000 }}{{ $x := repeat 60000 "x" }}{{ end }}`, LimitOutput, "in total"},
 		{"uniq is quadratic", `{{ uniq (until 50000) }}`, LimitOutput, "uniq compares every pair"},
 		{"re-render of a hostile config value", `{{ .ConfigData.X }}`, LimitDeadline, "time limit"},
+		// Found while trying inputs that are not in the issue.
+		{"the manifest calls itself", `{{ template "manifest" . }}`, LimitDeadline, "time limit"},
+		{"printf width from an indexed argument", `{{ printf "%[2]*[1]d" 1 999999999 }}`, LimitOutput, "printf would build"},
+		{"printf precision", `{{ printf "%.999999999f" 1.0 }}`, LimitOutput, "printf would build"},
+		{"dict grown in a loop", `{{ $x := dict }}{{ range until 60000 }}{{ $_ := set $x (toString .) (repeat 100 "x") }}{{ end }}`, LimitOutput, "in total"},
+		{"untilStep with a negative step", `{{ untilStep 0 3000000000 -1 }}`, LimitOutput, "untilStep would build"},
 	}
 	e := NewEngine()
 	for _, c := range cases {

@@ -1,0 +1,106 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+type debugEvent struct {
+	msg    string
+	fields map[string]any
+}
+
+type debugRecorder struct {
+	mu     sync.Mutex
+	events []debugEvent
+}
+
+func (r *debugRecorder) record(_ context.Context, msg string, fields map[string]any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, debugEvent{msg, fields})
+}
+
+func (r *debugRecorder) find(msg string) []debugEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []debugEvent
+	for _, e := range r.events {
+		if e.msg == msg {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret: what a user sees with TF_LOG=debug. A fetch and
+// a push over smart HTTP with a token, through a URL rewrite, one push rejected by a concurrent writer:
+// each event names the repository as written and as rewritten, the branch or ref, its duration and
+// outcome; the retry is reported with its attempt; the token appears nowhere.
+func TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret(t *testing.T) {
+	const token = "tok-debug-SECRET-4711"
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"apps/a.yaml": "a"})
+	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
+	rec := &debugRecorder{}
+	c := &gitrepo.Client{
+		CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}, Debug: rec.record,
+		Rewrites: map[string]string{"https://github.com/org/": strings.TrimSuffix(srv.RepoURL("fleet.git"), "fleet.git")},
+	}
+	const written = "https://github.com/org/fleet.git"
+	rewritten := srv.RepoURL("fleet.git")
+
+	if _, _, err := c.ReadTree(context.Background(), written, "main", "apps"); err != nil {
+		t.Fatal(err)
+	}
+	gitrepo.SetHookBeforeUpdate(c, func(attempt int) {
+		if attempt == 1 {
+			gitserver.Commit(t, repo, "main", "someone else", map[string]string{"apps/b.yaml": "b"}, nil)
+		}
+	})
+	res, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: written, Branch: "main", Path: "gitops", Files: bytesMap(map[string]string{"x.yaml": "x"})})
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("apply: attempts %d, err %v", res.Attempts, err)
+	}
+
+	fetches := rec.find("git fetch")
+	if len(fetches) == 0 {
+		t.Fatalf("no git fetch event in %v", rec.events)
+	}
+	for _, e := range fetches {
+		if e.fields["repository"] != written || e.fields["url"] != rewritten || e.fields["branch"] != "main" {
+			t.Errorf("git fetch fields %v: want repository %q, url %q, branch main", e.fields, written, rewritten)
+		}
+		if _, ok := e.fields["duration_ms"].(int64); !ok {
+			t.Errorf("git fetch without duration_ms: %v", e.fields)
+		}
+	}
+	pushes := rec.find("git push")
+	if len(pushes) != 2 {
+		t.Fatalf("%d git push events, want 2 (rejected, then accepted): %v", len(pushes), rec.events)
+	}
+	if _, failed := pushes[0].fields["error"]; !failed {
+		t.Errorf("first push was rejected but its event has no error: %v", pushes[0].fields)
+	}
+	if _, failed := pushes[1].fields["error"]; failed || pushes[1].fields["ref"] != "refs/heads/main" || pushes[1].fields["new"] != res.CommitSHA {
+		t.Errorf("second push event %v: want ref refs/heads/main, new %s, no error", pushes[1].fields, res.CommitSHA)
+	}
+	retries := rec.find("git push rejected: the branch moved; re-applying on its new head")
+	if len(retries) != 1 || retries[0].fields["attempt"] != 1 || retries[0].fields["branch"] != "main" {
+		t.Errorf("retry events %v: want one, for attempt 1 on main", retries)
+	}
+	for _, e := range rec.events {
+		if s := fmt.Sprint(e.msg, e.fields); strings.Contains(s, token) {
+			t.Errorf("debug event holds the token: %s", s)
+		}
+	}
+}
