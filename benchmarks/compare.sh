@@ -27,7 +27,7 @@
 #   STEPS=delivery benchmarks/compare.sh        # only the delivery step (make bench-delivery)
 #
 # Environment: STEPS (default "plan push delivery"), DELIVERY_SIZES (render mode, default "86k"),
-# DELIVERY_PER_CT_SIZES (per-cluster-type files, default "86k"), SMALL_CHANGE_SIZES (default
+# DELIVERY_PER_CT_SIZES (per-cluster-type files, default "1k": at 86k its 300 instances take hours), SMALL_CHANGE_SIZES (default
 # "quarter-5.7k"), DELIVERY_TIMEOUT seconds per terraform command (default 1800),
 # WORK_DIR (scratch, default /tmp/kalypso-bench), OUT_DIR (default benchmarks/results),
 # SIZES (default "1k 10k 86k 100k"), HCL_SIZES (default "1k 10k"), HCL_TIMEOUT seconds (default 900),
@@ -49,7 +49,7 @@ TF_PUSH_PER_CT_SIZES=${TF_PUSH_PER_CT_SIZES:-"1k 10k 86k"}
 GO_BENCH=${GO_BENCH:-}
 STEPS=${STEPS:-"plan push delivery"}
 DELIVERY_SIZES=${DELIVERY_SIZES-86k}
-DELIVERY_PER_CT_SIZES=${DELIVERY_PER_CT_SIZES-86k}
+DELIVERY_PER_CT_SIZES=${DELIVERY_PER_CT_SIZES-1k}
 SMALL_CHANGE_SIZES=${SMALL_CHANGE_SIZES-quarter-5.7k}
 DELIVERY_TIMEOUT=${DELIVERY_TIMEOUT:-1800}
 step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -219,6 +219,16 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	return p, nil
 }
 
+// TreeID is the managed tree id of files (relative to the path): what the branch holds under the path
+// once they are delivered.
+func TreeID(files map[string][]byte) (string, error) {
+	blobs := make(map[string]string, len(files))
+	for p, c := range files {
+		blobs[p] = gitrepo.BlobID(c)
+	}
+	return gitrepo.ManagedTreeID(blobs)
+}
+
 // cut shortens s to at most limit bytes at a line end and says how much was left out.
 func cut(s string, limit int) string {
 	if len(s) <= limit {

@@ -710,13 +710,10 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 		return diags
 	}
 	want := deliveryDesired(m, d.files, prior != nil && !prior.PromotedCommitID.IsNull())
+	tree, treeErr := delivery.TreeID(d.files)
 	if gitopsKnown(m.ContentHash) {
 		// The apply delivers exactly the planned tree: a render that differs from the plan's is refused.
-		blobs := make(map[string]string, len(d.files))
-		for p, c := range d.files {
-			blobs[p] = gitrepo.BlobID(c)
-		}
-		if got, err := gitrepo.ManagedTreeID(blobs); err != nil || got != m.ContentHash.ValueString() {
+		if got, err := tree, treeErr; err != nil || got != m.ContentHash.ValueString() {
 			diags.AddError("The desired tree differs from the plan",
 				fmt.Sprintf("kalypso_gitops_commit %s: the plan was for tree %s, the apply computed %s (%v). Nothing was written; run terraform plan again.",
 					m.ID.ValueString(), m.ContentHash.ValueString(), got, err))
@@ -738,12 +735,7 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 		return diags
 	}
 	if !gitopsKnown(m.ContentHash) {
-		blobs := make(map[string]string, len(d.files))
-		for p, c := range d.files {
-			blobs[p] = gitrepo.BlobID(c)
-		}
-		id, _ := gitrepo.ManagedTreeID(blobs)
-		m.ContentHash = types.StringValue(id)
+		m.ContentHash = types.StringValue(tree)
 	}
 	if m.BaseTreeID.IsUnknown() {
 		m.BaseTreeID = m.ContentHash
