@@ -309,9 +309,9 @@ for size in ${SIZES_PUSH-$SIZES}; do
   log="$WORK_DIR/logs/benchpush-$size"
   if line=$(/usr/bin/time -v -o "$log.time" "$WORK_DIR/benchpush" -fleet "$WORK_DIR/fleet-$size" -repo "$WORK_DIR/push-go-$size.git" 2>"$log.err"); then
     IFS=, read -r files _render first _noop one <<<"$line"
-    echo "$size,internal/git (tools/benchpush),$files,$first,$one,$(mib_max_rss "$log.time")" | tee -a "$push"
+    echo "$size,internal/gitrepo (tools/benchpush),$files,$first,$one,$(mib_max_rss "$log.time")" | tee -a "$push"
   else
-    echo "$size,internal/git (tools/benchpush),-,failed,failed,-" | tee -a "$push"
+    echo "$size,internal/gitrepo (tools/benchpush),-,failed,failed,-" | tee -a "$push"
   fi
 done
 

@@ -6,7 +6,7 @@ package delivery
 import (
 	"fmt"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // Settings are the configured values checked before anything is read; nil means not known yet (or unset).

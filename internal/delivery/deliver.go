@@ -7,8 +7,8 @@ import (
 	"context"
 	"fmt"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // GitHub returns the pull-request service; it is called only in pull-request mode.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // The expected answers of these tests come from git itself: `git check-ref-format --branch` for ref

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // FileProblem is a file name of a files map that cannot be delivered.

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"strings"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // ID renders a resource's id and import id, `<repository_url>//<path>?ref=<branch>`.

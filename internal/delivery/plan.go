@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // PlanRequest is what a plan needs to compute the change set against a branch.

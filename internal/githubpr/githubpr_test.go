@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
-	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr/mockgithub"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
 
 // The GitHub API is a mock (mockgithub) because github.com is unreachable from the test machines.

@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/fleet"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 // BenchmarkRenderResultEncoding measures what the provider adds to the engine for one environment_render

@@ -9,8 +9,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // GitClientOption adjusts the Git client for one resource (never its cache).

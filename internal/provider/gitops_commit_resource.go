@@ -26,8 +26,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
@@ -47,7 +47,7 @@ const (
 )
 
 // GitopsCommitResource is kalypso_gitops_commit: it delivers a file set, or an environment it renders, to
-// a path of a Git branch. The change set, guards and Git work live in internal/delivery and internal/git.
+// a path of a Git branch. The change set, guards and Git work live in internal/delivery and internal/gitrepo.
 type GitopsCommitResource struct {
 	data *ProviderData
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr/mockgithub"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
 
 const gitopsAddr = "kalypso_gitops_commit.test"

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/fleet"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 // Engine benchmarks on the fleetgen presets. Run them all with `make bench-go`, or for instance

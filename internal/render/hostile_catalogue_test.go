@@ -17,7 +17,7 @@ import (
 // TestHostileInputCatalogue_Render is the render layer of the bad-input catalogue (the codec layer is
 // TestDecodeErrors and TestDecodeHostileInput in internal/model; the resource layer is
 // TestHostileInputCatalogue_Resources in internal/provider; the commit layer is
-// TestHostileInputCatalogue_Commit in internal/git). Every case asserts the summary, the severity, the
+// TestHostileInputCatalogue_Commit in internal/gitrepo). Every case asserts the summary, the severity, the
 // object and field, the input index (which the provider turns into the attribute path manifests[i]),
 // that nothing panics, and that no rendered path can leave the tree.
 func TestHostileInputCatalogue_Render(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/fleet"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 func TestRenderMatchesUpstreamFixtures(t *testing.T) {

@@ -6,7 +6,7 @@ package workloadsource
 import (
 	"context"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 )
 

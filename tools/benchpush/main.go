@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MPL-2.0
 
 // Command benchpush times the delivery of a rendered GitOps tree with the same Git code as
-// kalypso_gitops_commit (internal/git): a first push of the whole tree into an empty local bare
+// kalypso_gitops_commit (internal/gitrepo): a first push of the whole tree into an empty local bare
 // repository, a no-op apply, then a push that changes one file. benchmarks/compare.sh runs it on the
 // fleets whose trees are too large to go through one kalypso_gitops_commit comfortably.
 //
@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 

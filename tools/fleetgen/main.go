@@ -18,7 +18,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/fleet"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 

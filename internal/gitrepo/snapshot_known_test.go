@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 

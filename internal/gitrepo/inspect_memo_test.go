@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"testing"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
 // BenchmarkIncrementalPush20k measures one Apply of a 20,000-file desired set
 // that differs from the branch head by one file: fetch, hash, build trees, one
-// commit, push. Run: go test ./internal/git -run '^$' -bench IncrementalPush20k -benchtime 20x
+// commit, push. Run: go test ./internal/gitrepo -run '^$' -bench IncrementalPush20k -benchtime 20x
 func BenchmarkIncrementalPush20k(b *testing.B) {
 	const dirs, perDir = 200, 100
 	seed := make(map[string]string, dirs*perDir+2)
@@ -69,7 +69,7 @@ func BenchmarkIncrementalPush20k(b *testing.B) {
 
 // BenchmarkRefreshRead20k measures the refresh read of kalypso_gitops_commit (Snapshot: fetch
 // check plus reading every managed file) on a 20,000-file path over smart HTTP with a warm cache.
-// Run: go test ./internal/git -run '^$' -bench RefreshRead20k -benchtime 10x
+// Run: go test ./internal/gitrepo -run '^$' -bench RefreshRead20k -benchtime 10x
 func BenchmarkRefreshRead20k(b *testing.B) {
 	seed := make(map[string]string, 20000)
 	for d := 0; d < 200; d++ {

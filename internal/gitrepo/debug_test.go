@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	gitrepo "github.com/kalypso/terraform-provider-kalypso/internal/git"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
