@@ -562,7 +562,7 @@ func TestTutorialShapeUsesTheTutorialTemplatesAndConfigs(t *testing.T) {
 	if want := []string{"arc-flux", "argocd", "default", "configmap"}; !reflect.DeepEqual(templates, want) {
 		t.Errorf("templates %v, want %v", templates, want)
 	}
-	fixture, err := os.ReadFile("../../examples/tutorial/templates/argocd-0.yaml.tmpl")
+	fixture, err := os.ReadFile("../../../examples/tutorial/templates/argocd-0.yaml.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}
