@@ -10,7 +10,8 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -99,12 +100,7 @@ func (labelMap) ValidateMap(_ context.Context, req validator.MapRequest, resp *v
 		return
 	}
 	elems := req.ConfigValue.Elements()
-	keys := make([]string, 0, len(elems))
-	for k := range elems {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(elems)) {
 		p := req.Path.AtMapKey(k)
 		for _, msg := range validation.IsQualifiedName(k) {
 			AddError(&resp.Diagnostics, p, "Invalid label key", fmt.Sprintf("label key %q: %s", k, msg))
@@ -266,12 +262,7 @@ func (noNullElements) ValidateMap(_ context.Context, req validator.MapRequest, r
 		return
 	}
 	elems := req.ConfigValue.Elements()
-	keys := make([]string, 0, len(elems))
-	for k := range elems {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(elems)) {
 		if elems[k].IsNull() {
 			AddError(&resp.Diagnostics, req.Path.AtMapKey(k), nullElementSummary,
 				fmt.Sprintf("%s[%q] is null. Give the key a value (\"\" for an empty string) or remove it; a conditional entry can be written with a for expression that filters out nulls.", req.Path, k))
@@ -317,12 +308,7 @@ func (configMapKeys) ValidateMap(_ context.Context, req validator.MapRequest, re
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	keys := make([]string, 0, len(req.ConfigValue.Elements()))
-	for k := range req.ConfigValue.Elements() {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(req.ConfigValue.Elements())) {
 		if msgs := validation.IsConfigMapKey(k); len(msgs) > 0 {
 			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(k), "Invalid ConfigMap key",
 				fmt.Sprintf("%q cannot be a ConfigMap data key, so Kubernetes would refuse the ConfigMap: %s. Use letters, digits, '-', '_' and '.', for example \"log.level\".", k, strings.Join(msgs, "; ")))
