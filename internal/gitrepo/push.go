@@ -13,15 +13,19 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // push sends objs in one pack and updates ref from old to target in a single
-// receive-pack command. The server applies the update only if ref still holds
+// receive-pack command. When the apply wrote objs to a pack (pack holds them all), that file is sent
+// as it is: compressing 350k objects again, and go-git's delta search over them, would cost longer
+// than the first write (an undeltified pack is a valid pack for every server; git's index-pack takes it
+// as it takes any other). The server applies the update only if ref still holds
 // old (compare-and-swap), so a concurrent writer is never overwritten; that case
 // returns errRejected. With force, old is whatever the server advertises.
-func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash) (err error) {
+func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash, pack *writtenPack) (err error) {
 	start := time.Now()
 	defer func() {
 		s.debug(ctx, "git push", start, err, map[string]any{"ref": ref.String(), "old": old.String(), "new": target.String(), "objects": len(objs), "force": force})
@@ -83,8 +87,7 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		enc := packfile.NewEncoder(wr, s.repo.Storer, false)
-		if _, err := enc.Encode(uniq, 10); err != nil {
+		if err := sendPack(wr, s.repo.Storer, uniq, pack); err != nil {
 			done <- wr.CloseWithError(err)
 			return
 		}
@@ -111,4 +114,22 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 		}
 	}
 	return nil
+}
+
+// sendPack writes the pack of a push holding objs: the apply's own pack when it holds them all, else
+// (a few loose objects) one encoded by go-git, with deltas against nearby objects.
+func sendPack(w io.Writer, st storer.EncodedObjectStorer, objs []plumbing.Hash, pack *writtenPack) error {
+	if pack != nil && pack.holds(objs) {
+		f, err := pack.open()
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(w, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	_, err := packfile.NewEncoder(w, st, false).Encode(objs, 10)
+	return err
 }
