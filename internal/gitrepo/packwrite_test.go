@@ -60,7 +60,7 @@ func stageVariety(t *testing.T, st *stagingStorer, parent plumbing.Hash) plumbin
 	contents := map[string][]byte{
 		"empty":      {},
 		"binary.bin": binaryBlob,
-		"random.bin": random,                                              // incompressible, > 64 KiB
+		"random.bin": random,                                                    // incompressible, > 64 KiB
 		"large.yaml": bytes.Repeat([]byte("key: value # a long line\n"), 40000), // 1 MB, compressible
 	}
 	for _, n := range []int{1, 15, 16, 17, 127, 128, 2047, 2048, 2049, 1 << 14, 1<<14 + 1, 65535, 65536, 65537} {
@@ -302,7 +302,7 @@ func TestWritePack_FailureMidwayLeavesNothing(t *testing.T) {
 	for i := 0; i < 5*packBatch; i++ {
 		o := &plumbing.MemoryObject{}
 		o.SetType(plumbing.BlobObject)
-		_, _ = o.Write([]byte(fmt.Sprintf("blob %d\n", i)))
+		_, _ = fmt.Fprintf(o, "blob %d\n", i)
 		objs = append(objs, o)
 	}
 	bad := &failingObject{}
@@ -331,7 +331,7 @@ func TestWritePack_SamePackTwice(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		o := &plumbing.MemoryObject{}
 		o.SetType(plumbing.BlobObject)
-		_, _ = o.Write([]byte(fmt.Sprintf("blob %d\n", i)))
+		_, _ = fmt.Fprintf(o, "blob %d\n", i)
 		objs = append(objs, o)
 	}
 	p1, err := writePack(fs, objs)
