@@ -4,6 +4,7 @@
 package render
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 )
@@ -47,21 +48,13 @@ func assignment(ct, dt string) Assignment {
 		Namespace: "dev-" + ct + "-" + dt, Path: ct + "/" + dt}
 }
 
-func merged(maps ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, m := range maps {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // TestResultOnly: narrowing keeps exactly the named cluster types' folders and assignments, hashes just
 // those files, and keeps what is environment-wide (cluster types, unscheduled targets, promoted commit).
 func TestResultOnly(t *testing.T) {
 	res := onlyFleet(t)
-	all := merged(folder("db"), folder("web", "app-a", "app-b"), folder("web-eu", "app-a", "app-b"))
+	all := folder("db")
+	maps.Copy(all, folder("web", "app-a", "app-b"))
+	maps.Copy(all, folder("web-eu", "app-a", "app-b"))
 	if !reflect.DeepEqual(res.Files, all) {
 		t.Fatalf("full render files =\n%#v\nwant\n%#v", res.Files, all)
 	}
