@@ -17,20 +17,13 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-const svcSrcURL = "https://github.com/microsoft/kalypso-svc-src"
+const svcSrcURL = fixtures.SampleSvcSrcURL
 
 // svcSrcClient serves the fixture's services source repository from a local bare repository, reached
 // through a URL rewrite of its public address.
 func svcSrcClient(t *testing.T) *gitrepo.Client {
 	t.Helper()
-	files := fixtures.ReadTree(t, fixtureDir("svc-src"), nil)
-	bare := gitserver.NewSeededRepo(t, "", "kalypso-svc-src.git", "main", files)
-	return &gitrepo.Client{Rewrites: map[string]string{svcSrcURL: "file://" + bare}}
-}
-
-func expectedTree(t *testing.T, env string) (map[string]string, string) {
-	t.Helper()
-	return fixtures.SplitTracking(fixtures.ReadTree(t, fixtureDir("expected-"+env), nil))
+	return &gitrepo.Client{Rewrites: map[string]string{svcSrcURL: "file://" + fixtures.SvcSrcRepo(t, "")}}
 }
 
 // must fails the test on error diagnostics: must(t)(ReadDir(...)).
@@ -46,7 +39,7 @@ func must(t *testing.T) func(*Result, model.Diagnostics) *Result {
 
 func renderAndCompare(t *testing.T, env string, main, envBranch *Result) {
 	t.Helper()
-	want, promoted := expectedTree(t, env)
+	want, promoted := fixtures.ControlPlaneExpected(t, env)
 	manifests := append(append([]string{}, main.Manifests...), envBranch.Manifests...)
 	out, diags := render.Render(env, manifests, render.Options{})
 	if diags.HasError() {
@@ -63,7 +56,7 @@ func renderAndCompare(t *testing.T, env string, main, envBranch *Result) {
 func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 	ctx := context.Background()
 	client := svcSrcClient(t)
-	main := must(t)(ReadDir(ctx, fixtureDir("control-plane-main"), Options{ResolveWorkloads: true, Client: client}))
+	main := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-main"), Options{ResolveWorkloads: true, Client: client}))
 
 	if got, want := main.Set.Names(model.KindTemplate), []string{"arc-flux", "argocd", "configmap", "default"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("templates = %v, want %v", got, want)
@@ -84,7 +77,7 @@ func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 
 	for _, env := range []string{"dev", "stage"} {
 		t.Run(env, func(t *testing.T) {
-			envRes := must(t)(ReadDir(ctx, fixtureDir("control-plane-"+env), Options{}))
+			envRes := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-"+env), Options{}))
 			if envRes.GitOpsRepo == nil || envRes.GitOpsRepo.Branch != env || envRes.GitOpsRepo.Repo != "https://github.com/microsoft/kalypso-gitops" {
 				t.Fatalf("gitops repo = %+v", envRes.GitOpsRepo)
 			}
@@ -99,13 +92,13 @@ func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 func TestFixtureWithoutResolvingWorkloadsSchedulesNothing(t *testing.T) {
 	// Proves the dev comparison depends on the resolved Workload: without it the dev tree lacks the assignment.
 	ctx := context.Background()
-	main := must(t)(ReadDir(ctx, fixtureDir("control-plane-main"), Options{}))
-	dev := must(t)(ReadDir(ctx, fixtureDir("control-plane-dev"), Options{}))
+	main := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-main"), Options{}))
+	dev := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-dev"), Options{}))
 	out, diags := render.Render("dev", append(main.Manifests, dev.Manifests...), render.Options{})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	want, _ := expectedTree(t, "dev")
+	want, _ := fixtures.ControlPlaneExpected(t, "dev")
 	if fixtures.DiffTrees(want, out.Files) == "" {
 		t.Fatal("render without the Workload should differ from the expected tree")
 	}
@@ -114,24 +107,13 @@ func TestFixtureWithoutResolvingWorkloadsSchedulesNothing(t *testing.T) {
 	}
 }
 
-// fixtureControlPlaneRepo builds a bare repository whose branches main, dev and stage hold the fixture's
-// directories, like the public sample repository.
-func fixtureControlPlaneRepo(t *testing.T) string {
-	t.Helper()
-	bare := gitserver.NewBareRepo(t, "", "kalypso-control-plane.git", "main")
-	for _, b := range []string{"main", "dev", "stage"} {
-		gitserver.Commit(t, bare, b, "sample "+b, fixtures.ReadTree(t, fixtureDir("control-plane-"+b), nil), nil)
-	}
-	return bare
-}
-
 func TestFixtureGitModeRendersUpstreamTrees(t *testing.T) {
 	ctx := context.Background()
-	bare := fixtureControlPlaneRepo(t)
+	bare := fixtures.ControlPlaneRepo(t, "")
 	client := svcSrcClient(t)
 	// The control plane is also addressed by its public URL, rewritten to the local repository.
-	client.Rewrites["https://github.com/microsoft/kalypso-control-plane"] = "file://" + bare
-	url := "https://github.com/microsoft/kalypso-control-plane"
+	url := fixtures.SampleControlPlaneURL
+	client.Rewrites[url] = "file://" + bare
 
 	main := must(t)(ReadGit(ctx, url, "main", ".", Options{ResolveWorkloads: true, Client: client}))
 	if main.Commit != gitserver.Head(t, bare, "main") {
@@ -191,7 +173,7 @@ func TestSourceignoreSemantics(t *testing.T) {
 		"d/skip.yaml":            clusterType("skip-root-not-scoped"),
 		".github/workflows.yaml": clusterType("github"),
 	}
-	res := must(t)(ReadDir(context.Background(), writeTree(t, files), Options{}))
+	res := must(t)(ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), files), Options{}))
 	want := []string{"a", "b", "github", "keep", "skip-root-not-scoped"}
 	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), want) {
 		t.Fatalf("cluster types = %v, want %v", res.Set.Names(model.KindClusterType), want)
@@ -200,14 +182,14 @@ func TestSourceignoreSemantics(t *testing.T) {
 	// Without any .sourceignore, Flux's defaults exclude CI folders such as .github/.
 	delete(files, ".sourceignore")
 	delete(files, "b/.sourceignore")
-	res = must(t)(ReadDir(context.Background(), writeTree(t, files), Options{}))
+	res = must(t)(ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), files), Options{}))
 	want = []string{"a", "b", "drop", "keep", "skip-nested", "skip-root-not-scoped"}
 	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), want) {
 		t.Fatalf("defaults: cluster types = %v, want %v", res.Set.Names(model.KindClusterType), want)
 	}
 
 	// Extra patterns (like GitRepository spec.ignore) replace the defaults too.
-	res = must(t)(ReadDir(context.Background(), writeTree(t, files), Options{Ignore: "/a.yaml\n"}))
+	res = must(t)(ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), files), Options{Ignore: "/a.yaml\n"}))
 	want = []string{"b", "drop", "github", "keep", "skip-nested", "skip-root-not-scoped"}
 	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), want) {
 		t.Fatalf("extra ignore: cluster types = %v, want %v", res.Set.Names(model.KindClusterType), want)
@@ -216,9 +198,9 @@ func TestSourceignoreSemantics(t *testing.T) {
 
 func TestSampleWithoutItsSourceignoreReadsTheBaseRepoTemplate(t *testing.T) {
 	// The sample's .sourceignore is what hides the BaseRepo template with $branch placeholders.
-	files := fixtures.ReadTree(t, fixtureDir("control-plane-main"), nil)
+	files := fixtures.ReadTree(t, fixtures.ControlPlane("control-plane-main"), nil)
 	files[".sourceignore"] = ".environments/\n"
-	_, diags := ReadDir(context.Background(), writeTree(t, files), Options{})
+	_, diags := ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), files), Options{})
 	if !diags.HasError() {
 		t.Fatal("the BaseRepo template should be read, and rejected, when .github/ is not ignored")
 	}
@@ -228,7 +210,7 @@ func TestSampleWithoutItsSourceignoreReadsTheBaseRepoTemplate(t *testing.T) {
 }
 
 func TestSkippedDocumentsAreReported(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := fixtures.WriteTree(t, t.TempDir(), map[string]string{
 		"mixed.yaml": clusterType("a") + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n---\n# only a comment\n---\njust: data\n---\napiVersion: scheduler.kalypso.io/v2\nkind: ClusterType\nmetadata:\n  name: future\n",
 		"cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: platform\n  labels:\n    platform-config: \"true\"\ndata:\n  A: b\n",
 	})
@@ -257,7 +239,7 @@ func TestSkippedDocumentsAreReported(t *testing.T) {
 func TestDiagnostics(t *testing.T) {
 	ctx := context.Background()
 	t.Run("parse failure names file and document index", func(t *testing.T) {
-		dir := writeTree(t, map[string]string{"sub/bad.yaml": clusterType("ok") + "---\nkind: ClusterType\nmetadata: [unclosed\n"})
+		dir := fixtures.WriteTree(t, t.TempDir(), map[string]string{"sub/bad.yaml": clusterType("ok") + "---\nkind: ClusterType\nmetadata: [unclosed\n"})
 		_, diags := ReadDir(ctx, dir, Options{})
 		if !diags.HasError() {
 			t.Fatal("expected an error")
@@ -268,14 +250,14 @@ func TestDiagnostics(t *testing.T) {
 		}
 	})
 	t.Run("invalid known kind names file and field", func(t *testing.T) {
-		dir := writeTree(t, map[string]string{"ct.yaml": "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: x\nspec:\n  reconciler: arc-flux\n"})
+		dir := fixtures.WriteTree(t, t.TempDir(), map[string]string{"ct.yaml": "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: x\nspec:\n  reconciler: arc-flux\n"})
 		_, diags := ReadDir(ctx, dir, Options{})
 		if !diags.HasError() || !strings.Contains(diags[0].Error(), "file ct.yaml") || !strings.Contains(diags[0].Error(), "spec.namespaceService") {
 			t.Fatalf("diags = %v", diags)
 		}
 	})
 	t.Run("duplicate names both files", func(t *testing.T) {
-		dir := writeTree(t, map[string]string{"a/one.yaml": clusterType("same"), "b/two.yaml": clusterType("other") + "---\n" + clusterType("same")})
+		dir := fixtures.WriteTree(t, t.TempDir(), map[string]string{"a/one.yaml": clusterType("same"), "b/two.yaml": clusterType("other") + "---\n" + clusterType("same")})
 		_, diags := ReadDir(ctx, dir, Options{})
 		if !diags.HasError() {
 			t.Fatal("expected an error")
@@ -286,9 +268,9 @@ func TestDiagnostics(t *testing.T) {
 		}
 	})
 	t.Run("fetched workload duplicating one in the control plane names both", func(t *testing.T) {
-		files := fixtures.ReadTree(t, fixtureDir("control-plane-main"), nil)
+		files := fixtures.ReadTree(t, fixtures.ControlPlane("control-plane-main"), nil)
 		files["workloads/inline.yaml"] = "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: observability\nspec: {}\n"
-		_, diags := ReadDir(ctx, writeTree(t, files), Options{ResolveWorkloads: true, Client: svcSrcClient(t)})
+		_, diags := ReadDir(ctx, fixtures.WriteTree(t, t.TempDir(), files), Options{ResolveWorkloads: true, Client: svcSrcClient(t)})
 		if !diags.HasError() {
 			t.Fatal("expected a duplicate error")
 		}
@@ -306,7 +288,7 @@ func TestDiagnostics(t *testing.T) {
 	})
 	t.Run("unreachable workload repository names registration and repository", func(t *testing.T) {
 		client := &gitrepo.Client{Rewrites: map[string]string{svcSrcURL: "file://" + filepath.Join(t.TempDir(), "gone.git")}}
-		_, diags := ReadDir(ctx, fixtureDir("control-plane-main"), Options{ResolveWorkloads: true, Client: client})
+		_, diags := ReadDir(ctx, fixtures.ControlPlane("control-plane-main"), Options{ResolveWorkloads: true, Client: client})
 		if !diags.HasError() {
 			t.Fatal("expected an error")
 		}
@@ -327,7 +309,7 @@ func TestDiagnostics(t *testing.T) {
 // or a commented separator keeps every document, and a separator Flux refuses is an error naming the file.
 func TestSplitLikeFlux(t *testing.T) {
 	crlf := strings.ReplaceAll(clusterType("a")+"--- # second\n"+clusterType("b")+"---  \n"+clusterType("c"), "\n", "\r\n")
-	res := must(t)(ReadDir(context.Background(), writeTree(t, map[string]string{"cts.yaml": crlf}), Options{}))
+	res := must(t)(ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), map[string]string{"cts.yaml": crlf}), Options{}))
 	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), []string{"a", "b", "c"}) {
 		t.Fatalf("cluster types %v, want a, b, c", res.Set.Names(model.KindClusterType))
 	}
@@ -336,7 +318,7 @@ func TestSplitLikeFlux(t *testing.T) {
 			t.Errorf("manifest keeps CR: %q", m)
 		}
 	}
-	_, diags := ReadDir(context.Background(), writeTree(t, map[string]string{"sub/bad.yaml": clusterType("a") + "--- !!map\n" + clusterType("b")}), Options{})
+	_, diags := ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), map[string]string{"sub/bad.yaml": clusterType("a") + "--- !!map\n" + clusterType("b")}), Options{})
 	if len(diags) != 1 || diags[0].Summary != "Invalid document separator" || diags[0].Source.File != "sub/bad.yaml" || diags[0].Source.Line != 8 {
 		t.Fatalf("diags = %v", diags)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 )
 
 // The expected answers of these tests come from git itself: `git check-ref-format --branch` for ref
@@ -145,14 +146,6 @@ func reader(files map[string]string) BlobReader {
 	}
 }
 
-func bytesMap(m map[string]string) map[string][]byte {
-	out := map[string][]byte{}
-	for k, v := range m {
-		out[k] = []byte(v)
-	}
-	return out
-}
-
 func TestCompute_ChangeSet(t *testing.T) {
 	current := map[string]string{
 		"drone/README.md": "drone\n", "drone/dev/deploy.yaml": "replicas: 1\n", "large/README.md": "large\n", "old/x.yaml": "x\n",
@@ -160,7 +153,7 @@ func TestCompute_ChangeSet(t *testing.T) {
 	want := map[string]string{
 		"drone/README.md": "drone\n", "drone/dev/deploy.yaml": "replicas: 2\n", "large/README.md": "large\n", "new/y.yaml": "y: 1\n",
 	}
-	d := Desired{Path: "clusters", Files: bytesMap(want), RootFiles: map[string][]byte{PromotedCommitFile: []byte(strings.Repeat("a", 40))}}
+	d := Desired{Path: "clusters", Files: fixtures.Bytes(want), RootFiles: map[string][]byte{PromotedCommitFile: []byte(strings.Repeat("a", 40))}}
 	p, err := Compute(inspection(current, nil), d, Options{}, reader(current))
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +183,7 @@ func TestCompute_ChangeSet(t *testing.T) {
 func TestCompute_NothingChanges(t *testing.T) {
 	files := map[string]string{"a/b.yaml": "b\n"}
 	p, err := Compute(inspection(files, map[string]string{MarkerPath("."): string(MarkerContent("."))}),
-		Desired{Path: "", Files: bytesMap(files), RootFiles: map[string][]byte{MarkerPath(""): MarkerContent(".")}}, Options{},
+		Desired{Path: "", Files: fixtures.Bytes(files), RootFiles: map[string][]byte{MarkerPath(""): MarkerContent(".")}}, Options{},
 		func([]string) (map[string][]byte, error) { return nil, errors.New("no blob may be read") })
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +198,7 @@ func TestCompute_CapAndCut(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		want["ct/"+string(rune('a'+i%26))+strings.Repeat("z", i/26)+".yaml"] = strings.Repeat("k: v\n", 100)
 	}
-	p, err := Compute(inspection(nil, nil), Desired{Files: bytesMap(want)}, Options{MaxChanges: 10, MaxDiffBytes: 64}, reader(nil))
+	p, err := Compute(inspection(nil, nil), Desired{Files: fixtures.Bytes(want)}, Options{MaxChanges: 10, MaxDiffBytes: 64}, reader(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -67,7 +68,7 @@ func TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret(t *testing.T) {
 			gitserver.Commit(t, repo, "main", "someone else", map[string]string{"apps/b.yaml": "b"}, nil)
 		}
 	})
-	res, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: written, Branch: "main", Path: "gitops", Files: bytesMap(map[string]string{"x.yaml": "x"})})
+	res, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: written, Branch: "main", Path: "gitops", Files: fixtures.Bytes(map[string]string{"x.yaml": "x"})})
 	if err != nil || res.Attempts != 2 {
 		t.Fatalf("apply: attempts %d, err %v", res.Attempts, err)
 	}

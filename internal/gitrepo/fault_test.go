@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -22,24 +23,6 @@ var faultOutside = map[string]string{
 	"apps/team-a/app.yaml":  "kind: Deployment\n",
 	"clusters/.sops.yaml":   "creation_rules: []\n",
 	"clusters/old/file.txt": "managed, removed by the first apply\n",
-}
-
-func withPrefix(prefix string, m map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range m {
-		out[prefix+k] = v
-	}
-	return out
-}
-
-func union(ms ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // TestApply_GitFaultsOverSmartHTTP injects faults into a real git http-backend and checks, after each one:
@@ -124,12 +107,12 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 			srv := gitserver.Start(t, root, gitserver.Options{Token: token})
 			c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}}
 			ctx := context.Background()
-			req := gitrepo.ApplyRequest{RepoURL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: bytesMap(v1), Message: "v1"}
+			req := gitrepo.ApplyRequest{RepoURL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: fixtures.Bytes(v1), Message: "v1"}
 			if _, err := c.Apply(ctx, req); err != nil {
 				t.Fatal(err)
 			}
 			outsideAfterV1 := map[string]string{"README.md": faultOutside["README.md"], "apps/team-a/app.yaml": faultOutside["apps/team-a/app.yaml"], "clusters/.sops.yaml": faultOutside["clusters/.sops.yaml"]}
-			wantV1 := union(outsideAfterV1, withPrefix("clusters/", v1))
+			wantV1 := fixtures.Merge(outsideAfterV1, fixtures.Prefixed("clusters/", v1))
 			headV1 := gitserver.Head(t, repo, "main")
 			if got := gitserver.Files(t, repo, "main"); !reflect.DeepEqual(got, wantV1) {
 				t.Fatalf("after v1: %v", got)
@@ -137,7 +120,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 
 			before := hits.N()
 			check := f.arm(t, srv, repo)
-			req.Files, req.Message = bytesMap(v2), "v2"
+			req.Files, req.Message = fixtures.Bytes(v2), "v2"
 			// The faulted Apply shares the cache (unless fresh) but has the fault's timeout.
 			faulted := &gitrepo.Client{CacheDir: c.CacheDir, Auth: c.Auth, Timeout: f.timeout}
 			if f.fresh {
@@ -161,7 +144,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 			}
 
 			// No partial commit: either the branch did not move, or (lost answer) it holds exactly our commit.
-			wantV2 := union(outsideAfterV1, withPrefix("clusters/", v2))
+			wantV2 := fixtures.Merge(outsideAfterV1, fixtures.Prefixed("clusters/", v2))
 			if f.pushed {
 				if got := gitserver.Files(t, repo, "main"); !reflect.DeepEqual(got, wantV2) {
 					t.Errorf("after the hidden push: %v", got)
@@ -193,7 +176,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 			if f.pushed {
 				want = v2
 			}
-			if got := stringMap(files); !reflect.DeepEqual(got, want) {
+			if got := fixtures.Strings(files); !reflect.DeepEqual(got, want) {
 				t.Errorf("read after the fault: %v, want %v", got, want)
 			}
 
@@ -224,14 +207,6 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 	}
 }
 
-func stringMap(m map[string][]byte) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = string(v)
-	}
-	return out
-}
-
 // TestApply_ForcePushRewritesBranch: another writer force-pushes a rewritten history (dropping our
 // commit and changing a file outside path and one inside it) after we read the branch, and once more
 // while our push is on the wire. Apply builds on the rewritten head each time, keeps every file the
@@ -245,13 +220,13 @@ func TestApply_ForcePushRewritesBranch(t *testing.T) {
 	url := srv.RepoURL("fleet.git")
 	v1 := map[string]string{"drone/README.md": "drone"}
 	v2 := map[string]string{"drone/README.md": "drone v2"}
-	req := gitrepo.ApplyRequest{RepoURL: url, Branch: "main", Path: "clusters", Files: bytesMap(v1), Message: "v1"}
+	req := gitrepo.ApplyRequest{RepoURL: url, Branch: "main", Path: "clusters", Files: fixtures.Bytes(v1), Message: "v1"}
 	if _, err := c.Apply(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	seed := gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "main^")
 	// Read (plan) sees v1.
-	if _, files, err := c.ReadManaged(ctx, url, "main", "clusters"); err != nil || !reflect.DeepEqual(stringMap(files), v1) {
+	if _, files, err := c.ReadManaged(ctx, url, "main", "clusters"); err != nil || !reflect.DeepEqual(fixtures.Strings(files), v1) {
 		t.Fatalf("read: %v %v", files, err)
 	}
 
@@ -272,7 +247,7 @@ func TestApply_ForcePushRewritesBranch(t *testing.T) {
 	var rewritten2 string
 	srv.SetWrap(gitserver.Before(gitserver.ReceivePack, func() { rewritten2 = rewrite("during-push") }, &hits))
 
-	req.Files, req.Message = bytesMap(v2), "v2"
+	req.Files, req.Message = fixtures.Bytes(v2), "v2"
 	res, err := c.Apply(ctx, req)
 	if err != nil {
 		t.Fatal(err)

@@ -6,9 +6,11 @@ package gitrepo_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,7 +65,7 @@ func TestReadTree_LocalBare_FileURLAndPath(t *testing.T) {
 			"large/README.md":   []byte("large"),
 		}
 		if !reflect.DeepEqual(files, want) {
-			t.Errorf("%s: files %v, want %v", u, keys(files), keys(want))
+			t.Errorf("%s: files %v, want %v", u, slices.Sorted(maps.Keys(files)), slices.Sorted(maps.Keys(want)))
 		}
 	}
 	_, managed, err := c.ReadManaged(context.Background(), repo, "main", "clusters")
@@ -71,7 +73,7 @@ func TestReadTree_LocalBare_FileURLAndPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := managed[".keep"]; ok || len(managed) != 3 {
-		t.Errorf("ReadManaged must drop root dot-entries: %v", keys(managed))
+		t.Errorf("ReadManaged must drop root dot-entries: %v", slices.Sorted(maps.Keys(managed)))
 	}
 	_, all, err := c.ReadTree(context.Background(), repo, "main", ".")
 	if err != nil || len(all) != len(seed) {
@@ -143,7 +145,7 @@ func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sha != gitserver.Head(t, repo, "main") || string(files["drone/README.md"]) != "drone" || len(files) != 4 {
-		t.Fatalf("sha %s files %v", sha, keys(files))
+		t.Fatalf("sha %s files %v", sha, slices.Sorted(maps.Keys(files)))
 	}
 
 	// A new upstream commit is seen by the next read, fetched into the same cache entry.
@@ -153,7 +155,7 @@ func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sha != next || string(files["drone/README.md"]) != "drone v2" || len(files) != 3 {
-		t.Fatalf("after update: sha %s files %v", sha, keys(files))
+		t.Fatalf("after update: sha %s files %v", sha, slices.Sorted(maps.Keys(files)))
 	}
 	var entries []os.DirEntry
 	all, _ := os.ReadDir(cache)
@@ -196,14 +198,6 @@ func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
 	// Rewrites: a github.com URL resolves to the test server.
 	rw := &gitrepo.Client{CacheDir: cache, Auth: c.Auth, Rewrites: map[string]string{"https://github.com/org/": srv.URL + "/"}}
 	if _, files, err := rw.ReadTree(ctx, "https://github.com/org/fleet.git", "main", "clusters/drone"); err != nil || string(files["README.md"]) != "drone v2" {
-		t.Errorf("rewritten read: %v %v", err, keys(files))
+		t.Errorf("rewritten read: %v %v", err, slices.Sorted(maps.Keys(files)))
 	}
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

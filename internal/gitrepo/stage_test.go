@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -63,7 +64,7 @@ func TestApply_LargeChangesArePackedSmallOnesLoose(t *testing.T) {
 				}
 			}
 			defer func() { tg.client.Debug = nil }()
-			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: bytesMap(files), Message: "large"}
+			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: fixtures.Bytes(files), Message: "large"}
 			if _, err := tg.client.Apply(ctx, req); err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func TestApply_LargeChangesArePackedSmallOnesLoose(t *testing.T) {
 
 			// One file changed: a blob, four trees (target-3, ct-3, gitops, the root) and a commit, written loose.
 			files["ct-3/target-3/namespace.yaml"] = "name: changed\n"
-			req.Files = bytesMap(files)
+			req.Files = fixtures.Bytes(files)
 			res, err := tg.client.Apply(ctx, req)
 			if err != nil {
 				t.Fatal(err)

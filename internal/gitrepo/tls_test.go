@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -28,7 +29,7 @@ func TestTLS_PrivateCAIsRequiredAndTrusted(t *testing.T) {
 		t.Fatalf("not a TLS server: %s", url)
 	}
 	ctx := context.Background()
-	req := gitrepo.ApplyRequest{RepoURL: url, Branch: "main", Path: "clusters", Files: bytesMap(map[string]string{"a/b.yaml": "x"}), Message: "tls"}
+	req := gitrepo.ApplyRequest{RepoURL: url, Branch: "main", Path: "clusters", Files: fixtures.Bytes(map[string]string{"a/b.yaml": "x"}), Message: "tls"}
 
 	untrusted := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}}
 	if _, _, err := untrusted.ReadTree(ctx, url, "main", "."); err == nil || !strings.Contains(err.Error(), "x509") || strings.Contains(err.Error(), token) {
@@ -71,7 +72,7 @@ func TestCredentialsInURLAreRejectedAndRedacted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &gitrepo.Client{CacheDir: t.TempDir(), Rewrites: tc.rewrites}
 			_, _, rerr := c.ReadTree(ctx, tc.url, "main", ".")
-			_, aerr := c.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tc.url, Branch: "main", Files: bytesMap(map[string]string{"a": "b"})})
+			_, aerr := c.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tc.url, Branch: "main", Files: fixtures.Bytes(map[string]string{"a": "b"})})
 			for _, err := range []error{rerr, aerr} {
 				if !errors.Is(err, gitrepo.ErrCredentialsInURL) {
 					t.Errorf("want ErrCredentialsInURL, got %v", err)

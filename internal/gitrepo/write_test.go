@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -30,14 +31,6 @@ func targets(t *testing.T, root string) []target {
 	}
 }
 
-func bytesMap(m map[string]string) map[string][]byte {
-	out := make(map[string][]byte, len(m))
-	for k, v := range m {
-		out[k] = []byte(v)
-	}
-	return out
-}
-
 func TestApply_FirstUpdateNoopDelete(t *testing.T) {
 	root := t.TempDir()
 	for _, tg := range targets(t, root) {
@@ -54,7 +47,7 @@ func TestApply_FirstUpdateNoopDelete(t *testing.T) {
 			req := gitrepo.ApplyRequest{
 				RepoURL: tg.url(name), Branch: "main", Path: "gitops", Message: "kalypso: render",
 				Author: gitrepo.Signature{Name: "Bot", Email: "bot@example.com"},
-				Files:  bytesMap(map[string]string{"drone/README.md": "drone", "drone/t1/ns.yaml": "ns1", "large/README.md": "large"}),
+				Files:  fixtures.Bytes(map[string]string{"drone/README.md": "drone", "drone/t1/ns.yaml": "ns1", "large/README.md": "large"}),
 			}
 			res, err := tg.client.Apply(ctx, req)
 			if err != nil {
@@ -92,7 +85,7 @@ func TestApply_FirstUpdateNoopDelete(t *testing.T) {
 			}
 
 			// Change, add and remove, plus the promoted-commit tracking file.
-			req.Files = bytesMap(map[string]string{"drone/README.md": "drone v2", "drone/t2/ns.yaml": "ns2", "large/README.md": "large"})
+			req.Files = fixtures.Bytes(map[string]string{"drone/README.md": "drone v2", "drone/t2/ns.yaml": "ns2", "large/README.md": "large"})
 			req.RootFiles = map[string][]byte{".github/tracking/Promoted_Commit_Id": []byte("abc123")}
 			res, err = tg.client.Apply(ctx, req)
 			if err != nil {
@@ -144,7 +137,7 @@ func TestApply_EmptyRepoOrphanAndBranchFromDefault(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			ctx := context.Background()
 			empty := gitserver.NewBareRepo(t, root, tg.name+"-empty.git", "main")
-			res, err := tg.client.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tg.url(tg.name + "-empty.git"), Branch: "main", Files: bytesMap(map[string]string{"a/b.yaml": "b"})})
+			res, err := tg.client.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tg.url(tg.name + "-empty.git"), Branch: "main", Files: fixtures.Bytes(map[string]string{"a/b.yaml": "b"})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +147,7 @@ func TestApply_EmptyRepoOrphanAndBranchFromDefault(t *testing.T) {
 
 			seeded := gitserver.NewSeededRepo(t, root, tg.name+"-seeded.git", "main", map[string]string{"keep.txt": "k"})
 			mainHead := gitserver.Head(t, seeded, "main")
-			res, err = tg.client.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tg.url(tg.name + "-seeded.git"), Branch: "dev", Path: "gitops", Files: bytesMap(map[string]string{"x.yaml": "x"})})
+			res, err = tg.client.Apply(ctx, gitrepo.ApplyRequest{RepoURL: tg.url(tg.name + "-seeded.git"), Branch: "dev", Path: "gitops", Files: fixtures.Bytes(map[string]string{"x.yaml": "x"})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +176,7 @@ func TestApply_ConcurrentWriterIsRetriedAndKept(t *testing.T) {
 					gitserver.Commit(t, repo, "main", "someone else", map[string]string{"apps/b.yaml": "b"}, nil)
 				}
 			})
-			res, err := c2.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: bytesMap(map[string]string{"x.yaml": "x"})})
+			res, err := c2.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: fixtures.Bytes(map[string]string{"x.yaml": "x"})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +195,7 @@ func TestApply_ConcurrentWriterIsRetriedAndKept(t *testing.T) {
 			gitrepo.SetHookBeforeUpdate(c2, func(attempt int) {
 				gitserver.Commit(t, repo, "main", "busy", map[string]string{fmt.Sprintf("apps/c%d.yaml", attempt): "c"}, nil)
 			})
-			_, err = c2.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: bytesMap(map[string]string{"y.yaml": "y"})})
+			_, err = c2.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: fixtures.Bytes(map[string]string{"y.yaml": "y"})})
 			if !errors.Is(err, gitrepo.ErrConflict) {
 				t.Fatalf("err %v, want ErrConflict", err)
 			}
@@ -221,7 +214,7 @@ func TestApply_PullRequestModeHeadBranch(t *testing.T) {
 			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{"gitops/a.yaml": "a"})
 			base := gitserver.Head(t, repo, "main")
 			ctx := context.Background()
-			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", HeadBranch: "kalypso/main", Path: "gitops", Files: bytesMap(map[string]string{"a.yaml": "a"})}
+			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", HeadBranch: "kalypso/main", Path: "gitops", Files: fixtures.Bytes(map[string]string{"a.yaml": "a"})}
 			res, err := tg.client.Apply(ctx, req)
 			if err != nil || res.Changed || res.Pushed || gitserver.Head(t, repo, "kalypso/main") != "" {
 				t.Fatalf("no change must not create the head branch: %+v %v", res, err)
@@ -260,7 +253,7 @@ func TestApply_InvalidInputWritesNothing(t *testing.T) {
 		"file and directory": {"a": "x", "a/b": "y"},
 		"empty segment":      {"a//b": "x"},
 	} {
-		_, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: repo, Branch: "main", Path: "p", Files: bytesMap(files)})
+		_, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: repo, Branch: "main", Path: "p", Files: fixtures.Bytes(files)})
 		if !errors.Is(err, gitrepo.ErrInvalidInput) {
 			t.Errorf("%s: err %v, want ErrInvalidInput", name, err)
 		}
@@ -275,12 +268,12 @@ func TestApply_RefusesCheckedOutBranchOfWorkingTree(t *testing.T) {
 	gitserver.Git(t, "", nil, "init", "--quiet", "-b", "main", dir)
 	gitserver.Git(t, dir, nil, "commit", "--quiet", "--allow-empty", "-m", "init")
 	c := &gitrepo.Client{}
-	_, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: dir, Branch: "main", Files: bytesMap(map[string]string{"a": "a"})})
+	_, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: dir, Branch: "main", Files: fixtures.Bytes(map[string]string{"a": "a"})})
 	if !errors.Is(err, gitrepo.ErrInvalidInput) {
 		t.Fatalf("err = %v, want ErrInvalidInput for the checked-out branch", err)
 	}
 	// Another branch of the same working-tree repository is fine, and so is reading.
-	if _, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: dir, Branch: "gitops", Files: bytesMap(map[string]string{"a": "a"})}); err != nil {
+	if _, err := c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: dir, Branch: "gitops", Files: fixtures.Bytes(map[string]string{"a": "a"})}); err != nil {
 		t.Fatal(err)
 	}
 	if _, files, err := c.ReadTree(context.Background(), "file://"+dir, "gitops", "."); err != nil || string(files["a"]) != "a" {

@@ -22,36 +22,16 @@ import (
 
 // Public addresses used by the control-plane sample; tests rewrite them to local repositories.
 const (
-	sampleOrg          = "https://github.com/microsoft/"
-	sampleControlPlane = "https://github.com/microsoft/kalypso-control-plane"
-	sampleSvcSrc       = "https://github.com/microsoft/kalypso-svc-src"
+	sampleOrg          = fixtures.SampleOrg
+	sampleControlPlane = fixtures.SampleControlPlaneURL
+	sampleSvcSrc       = fixtures.SampleSvcSrcURL
 )
 
-func controlPlaneFixture(name string) string {
-	return filepath.ToSlash(filepath.Join(fixtures.Root(), "controlplane", name))
-}
-
-// controlPlaneExpected returns the upstream tree of an environment without .github/, and its promoted commit.
-func controlPlaneExpected(t *testing.T, env string) (map[string]string, string) {
-	t.Helper()
-	files, promoted := fixtures.SplitTracking(fixtures.ReadTree(t, controlPlaneFixture("expected-"+env), nil))
-	if promoted == "" || len(files) == 0 {
-		t.Fatalf("fixture expected-%s is incomplete", env)
-	}
-	return files, promoted
-}
-
-// sampleRepos creates, below one root, the sample's control-plane repository (branches main, dev and
-// stage from the fixture directories) and its services source repository.
+// sampleRepos creates, below one root, the sample's control-plane repository and its services source repository.
 func sampleRepos(t *testing.T) (root, controlPlane, svcSrc string) {
 	t.Helper()
 	root = t.TempDir()
-	controlPlane = gitserver.NewBareRepo(t, root, "kalypso-control-plane", "main")
-	for _, b := range []string{"main", "dev", "stage"} {
-		gitserver.Commit(t, controlPlane, b, "sample "+b, fixtures.ReadTree(t, controlPlaneFixture("control-plane-"+b), nil), nil)
-	}
-	svcSrc = gitserver.NewSeededRepo(t, root, "kalypso-svc-src", "main", fixtures.ReadTree(t, controlPlaneFixture("svc-src"), nil))
-	return root, controlPlane, svcSrc
+	return root, fixtures.ControlPlaneRepo(t, root), fixtures.SvcSrcRepo(t, root)
 }
 
 // renderBlocks renders env from main + env through the data source and the function, and outputs both.
@@ -81,7 +61,7 @@ output "promoted_commit_id" {
 }
 
 func renderChecks(t *testing.T, env string) []statecheck.StateCheck {
-	want, promoted := controlPlaneExpected(t, env)
+	want, promoted := fixtures.ControlPlaneExpected(t, env)
 	return []statecheck.StateCheck{
 		statecheck.ExpectKnownOutputValue("data_source_files", filesCheck(want)),
 		statecheck.ExpectKnownOutputValue("function_files", filesCheck(want)),
@@ -121,7 +101,7 @@ data "kalypso_control_plane" "main" {
 data "kalypso_control_plane" "env" {
   dir = %[4]q
 }
-`, sampleSvcSrc, "file://"+svcSrc, controlPlaneFixture("control-plane-main"), controlPlaneFixture("control-plane-"+env)) + renderBlocks(env)
+`, sampleSvcSrc, "file://"+svcSrc, fixtures.ControlPlane("control-plane-main"), fixtures.ControlPlane("control-plane-"+env)) + renderBlocks(env)
 			checks := append(renderChecks(t, env),
 				statecheck.ExpectKnownValue("data.kalypso_control_plane.env", tfjsonpath.New("commit"), knownvalue.Null()),
 				statecheck.ExpectKnownValue("data.kalypso_control_plane.main", tfjsonpath.New("workload_commits"), knownvalue.MapExact(map[string]knownvalue.Check{
@@ -316,7 +296,7 @@ data "kalypso_control_plane" "main" {
   dir               = %q
   resolve_workloads = true
 }
-`, sampleSvcSrc, gone, controlPlaneFixture("control-plane-main")),
+`, sampleSvcSrc, gone, fixtures.ControlPlane("control-plane-main")),
 			ExpectError: regexp.MustCompile(spaceTolerant(`Cannot resolve the Workload of a WorkloadRegistration[\s\S]*workloads/platform-svc.yaml[\s\S]*WorkloadRegistration "platform-svc"[\s\S]*` + regexp.QuoteMeta(sampleSvcSrc))),
 		}},
 	})

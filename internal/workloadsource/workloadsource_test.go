@@ -16,7 +16,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-const upstreamSvcSrc = "https://github.com/microsoft/kalypso-svc-src"
+const upstreamSvcSrc = fixtures.SampleSvcSrcURL
 
 func registration(name, repo, branch, p string) *model.WorkloadRegistration {
 	r := &model.WorkloadRegistration{}
@@ -27,15 +27,8 @@ func registration(name, repo, branch, p string) *model.WorkloadRegistration {
 	return r
 }
 
-// svcSrcRepo builds a bare repository from the fixture's services source repository.
-func svcSrcRepo(t *testing.T) string {
-	t.Helper()
-	files := fixtures.ReadTree(t, filepath.Join(fixtures.Root(), "controlplane", "svc-src"), nil)
-	return gitserver.NewSeededRepo(t, "", "kalypso-svc-src.git", "main", files)
-}
-
 func TestFetchFixtureThroughURLRewriteLinksWorkloadToRegistration(t *testing.T) {
-	bare := svcSrcRepo(t)
+	bare := fixtures.SvcSrcRepo(t, "")
 	client := &gitrepo.Client{Rewrites: map[string]string{upstreamSvcSrc: "file://" + bare}}
 	commit, workloads, err := Fetch(context.Background(), client, registration("platform-svc", upstreamSvcSrc, "main", "./workloads"))
 	if err != nil {
