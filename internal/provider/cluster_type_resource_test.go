@@ -14,19 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// expectPlanError builds a plan-only step that must fail with every pattern, in order, in the output
-// (summary, the attribute's configuration line and the detail), taken literally; spaces match Terraform's line wrapping.
-func expectPlanError(config string, patterns ...string) resource.TestStep {
-	re := "(?s)"
-	for i, p := range patterns {
-		if i > 0 {
-			re += ".*"
-		}
-		re += spaceTolerant(regexp.QuoteMeta(p))
-	}
-	return resource.TestStep{Config: config, PlanOnly: true, ExpectError: regexp.MustCompile(re)}
-}
-
 const clusterTypeManifest = `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: ClusterType
 metadata:
@@ -43,6 +30,7 @@ spec:
 // Defaults, the canonical manifest known at plan time, an empty plan after apply, an update that
 // changes only the manifest, and import by name.
 func TestAccClusterTypeResource_basic(t *testing.T) {
+	t.Parallel()
 	address := "kalypso_cluster_type.drone"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -100,6 +88,7 @@ resource "kalypso_cluster_type" "drone" {
 // Import with an import block: the plan imports the name and computes everything else from
 // configuration, known in the plan.
 func TestAccClusterTypeResource_importBlockComputesFromConfiguration(t *testing.T) {
+	t.Parallel()
 	config := `
 resource "kalypso_cluster_type" "large" {
   name   = "large"
@@ -129,6 +118,7 @@ resource "kalypso_cluster_type" "large" {
 }
 
 func TestAccClusterTypeResource_validation(t *testing.T) {
+	t.Parallel()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

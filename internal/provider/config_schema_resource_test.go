@@ -13,6 +13,7 @@ import (
 )
 
 func TestAccConfigSchemaResource_basic(t *testing.T) {
+	t.Parallel()
 	address := "kalypso_config_schema.s"
 	want := `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: ConfigSchema
@@ -49,6 +50,7 @@ resource "kalypso_config_schema" "s" {
 }
 
 func TestAccConfigSchemaResource_validation(t *testing.T) {
+	t.Parallel()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

@@ -4,53 +4,19 @@
 package provider
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
-	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-// hasResource reports whether the provider registers a resource type, so that this test starts running
-// as soon as kalypso_gitops_commit is registered.
-func hasResource(t *testing.T, typeName string) bool {
-	t.Helper()
-	p := New("test")()
-	for _, f := range p.Resources(context.Background()) {
-		var resp fwresource.MetadataResponse
-		f().Metadata(context.Background(), fwresource.MetadataRequest{ProviderTypeName: "kalypso"}, &resp)
-		if resp.TypeName == typeName {
-			return true
-		}
-	}
-	return false
-}
-
 func TestAccControlPlaneDataSource_reverseWriteWithGitopsCommitReadsBackSameRender(t *testing.T) {
-	if !hasResource(t, "kalypso_gitops_commit") {
-		t.Skip("kalypso_gitops_commit is not registered in Resources() yet")
-	}
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "control-plane-reverse", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The example itself, minus its terraform/variable blocks, against a local bare repository.
-	config := string(example)
-	config = config[strings.Index(config, `provider "kalypso"`):]
-	bare := gitserver.NewBareRepo(t, "", "control-plane.git", "main")
-	repo := "file://" + filepath.ToSlash(bare)
-	config = strings.ReplaceAll(config, "var.control_plane_repo", fmt.Sprintf("%q", repo))
+	t.Parallel()
+	config, _ := controlPlaneReverseExample(t)
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -83,9 +83,11 @@ func renderChecks(t *testing.T, env string) []statecheck.StateCheck {
 }
 
 func TestAccControlPlaneDataSource_sampleDirModeMatchesUpstream(t *testing.T) {
+	t.Parallel()
 	_, _, svcSrc := sampleRepos(t)
 	for _, env := range []string{"dev", "stage"} {
 		t.Run(env, func(t *testing.T) {
+			t.Parallel()
 			config := fmt.Sprintf(`
 provider "kalypso" {
   git_url_rewrites = {
@@ -124,10 +126,12 @@ data "kalypso_control_plane" "env" {
 }
 
 func TestAccControlPlaneDataSource_sampleGitModeOverSmartHTTPMatchesUpstream(t *testing.T) {
+	t.Parallel()
 	root, controlPlane, svcSrc := sampleRepos(t)
 	srv := gitserver.Start(t, root, gitserver.Options{})
 	for _, env := range []string{"dev", "stage"} {
 		t.Run(env, func(t *testing.T) {
+			t.Parallel()
 			// One rewrite sends both public repositories (the control plane and, through resolve_workloads,
 			// the services source) to the local smart-HTTP server.
 			config := fmt.Sprintf(`
@@ -174,6 +178,7 @@ data "kalypso_control_plane" "env" {
 }
 
 func TestAccControlPlaneDataSource_summariesAndSkipped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) {
 		t.Helper()
@@ -222,6 +227,7 @@ func cpClusterType(name string) string {
 }
 
 func TestAccControlPlaneDataSource_diagnostics(t *testing.T) {
+	t.Parallel()
 	parseDir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(parseDir, "cluster-types"), 0o755); err != nil {
 		t.Fatal(err)
@@ -269,6 +275,7 @@ func TestAccControlPlaneDataSource_diagnostics(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
@@ -281,6 +288,7 @@ func TestAccControlPlaneDataSource_diagnostics(t *testing.T) {
 }
 
 func TestAccControlPlaneDataSource_unreachableWorkloadRepositoryNamesRegistration(t *testing.T) {
+	t.Parallel()
 	gone := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "gone.git"))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

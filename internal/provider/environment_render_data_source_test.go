@@ -19,8 +19,10 @@ import (
 )
 
 func TestAccEnvironmentRenderDataSource_upstreamParity(t *testing.T) {
+	t.Parallel()
 	for _, name := range fixtures.TutorialCases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			c := fixtures.Load(t, name)
 			config := fmt.Sprintf(`
 data "kalypso_environment_render" "this" {
@@ -60,6 +62,7 @@ output "files" {
 }
 
 func TestAccEnvironmentRenderDataSource_assignments(t *testing.T) {
+	t.Parallel()
 	c := fixtures.Load(t, "tutorial-dev")
 	config := fmt.Sprintf(`
 data "kalypso_environment_render" "this" {
@@ -166,8 +169,10 @@ var badInputCases = []struct {
 }
 
 func TestAccEnvironmentRenderDataSource_badInput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range badInputCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
@@ -185,6 +190,7 @@ data "kalypso_environment_render" "this" {
 }
 
 func TestAccEnvironmentRenderDataSource_configValidationWarnSkipsAssignment(t *testing.T) {
+	t.Parallel()
 	schema := allPolicy + "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: ConfigSchema\nmetadata:\n  name: needs-region\nspec:\n  schema: '{\"type\":\"object\",\"required\":[\"REGION\"]}'\n"
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -208,6 +214,7 @@ data "kalypso_environment_render" "this" {
 }
 
 func TestAccEnvironmentRenderDataSource_unscheduledTarget(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{

@@ -21,8 +21,10 @@ import (
 var functionVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
 
 func TestAccEnvironmentRenderFunction_upstreamParity(t *testing.T) {
+	t.Parallel()
 	for _, name := range fixtures.TutorialCases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			c := fixtures.Load(t, name)
 			config := fmt.Sprintf(`
 locals {
@@ -64,8 +66,10 @@ output "promoted_commit_id" {
 }
 
 func TestAccEnvironmentRenderFunction_badInput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range badInputCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				TerraformVersionChecks:   functionVersionChecks,
@@ -83,6 +87,7 @@ output "files" {
 }
 
 func TestAccEnvironmentRenderFunction_missingEnvironment(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		TerraformVersionChecks:   functionVersionChecks,

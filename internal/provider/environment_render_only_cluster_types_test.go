@@ -53,6 +53,7 @@ func stringListCheck(values []string) knownvalue.Check {
 // The per-cluster-type pattern: a summary call drives for_each, and each instance gets one folder. Joined
 // back together, the folders are the upstream tree.
 func TestAccEnvironmentRenderFunction_onlyClusterTypesPerClusterType(t *testing.T) {
+	t.Parallel()
 	c := fixtures.Load(t, "tutorial-dev")
 	clusterTypes := clusterTypesOf(c.Expected)
 	config := fmt.Sprintf(`
@@ -96,6 +97,7 @@ output "joined_files" {
 }
 
 func TestAccEnvironmentRenderFunction_onlyClusterTypesErrors(t *testing.T) {
+	t.Parallel()
 	c := fixtures.Load(t, "tutorial-dev")
 	for _, tc := range []struct{ name, options, errorRe string }{
 		{"unknown cluster type", `{ only_cluster_types = ["no-such-cluster-type"] }`, `"no-such-cluster-type", which is not a cluster type of environment`},
@@ -104,6 +106,7 @@ func TestAccEnvironmentRenderFunction_onlyClusterTypesErrors(t *testing.T) {
 		{"two option objects", `{}, {}`, `at most one options object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				TerraformVersionChecks:   functionVersionChecks,
@@ -121,6 +124,7 @@ output "files" {
 }
 
 func TestAccEnvironmentRenderDataSource_onlyClusterTypes(t *testing.T) {
+	t.Parallel()
 	c := fixtures.Load(t, "tutorial-dev")
 	clusterTypes := clusterTypesOf(c.Expected)
 	resource.UnitTest(t, resource.TestCase{

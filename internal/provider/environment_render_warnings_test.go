@@ -45,8 +45,10 @@ var warningCases = []struct {
 }
 
 func TestAccEnvironmentRenderFunction_warnings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range warningCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				TerraformVersionChecks:   functionVersionChecks,
@@ -67,8 +69,10 @@ output "warnings" {
 }
 
 func TestAccEnvironmentRenderDataSource_warnings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range warningCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
@@ -91,6 +95,7 @@ data "kalypso_environment_render" "this" {
 // warnings in a plan. A failing check is a warning, not an error, so the plan still succeeds; the plan
 // records the check as failed with the warnings as its message.
 func TestAccEnvironmentRenderFunction_warningsInCheckBlock(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		TerraformVersionChecks:   functionVersionChecks,

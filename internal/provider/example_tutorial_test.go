@@ -176,29 +176,17 @@ func (c *terraformCLI) plan(varFile string, stage int) *plannedChanges {
 	return &p
 }
 
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	for rel, content := range fixtures.ReadTree(t, src, nil) {
-		p := filepath.Join(dst, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestAccExampleTutorial_fiveStages runs examples/tutorial, unmodified, through its five stages with the
 // terraform CLI against local bare repositories, as `make demo` does, and checks every stage's plan and the
 // trees committed to the GitOps repository.
 func TestAccExampleTutorial_fiveStages(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	example := filepath.Join("..", "..", "examples", "tutorial")
 	work := t.TempDir()
-	copyDir(t, example, work)
+	fixtures.WriteTree(t, work, fixtures.ReadTree(t, example, nil))
 	root := t.TempDir()
 	appSrc := gitserver.NewSeededRepo(t, root, "app-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "app-src"), nil))
 	svcSrc := gitserver.NewSeededRepo(t, root, "svc-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "svc-src"), nil))

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -148,7 +149,7 @@ func (r *faultRig) state() (map[string]string, string) {
 // expectRemote asserts the whole branch tree (outside files untouched, managed files == managed) and commit count.
 func (r *faultRig) expectRemote(managed map[string]string, commits int) {
 	r.t.Helper()
-	want := gitopsMerged(faultOutsideFiles, gitopsManaged(r.path, managed))
+	want := fixtures.Merge(faultOutsideFiles, gitopsManaged(r.path, managed))
 	if got := gitserver.Files(r.t, r.repo, "main"); !reflect.DeepEqual(got, want) {
 		r.t.Errorf("branch tree:\n got %v\nwant %v", got, want)
 	}
@@ -328,7 +329,7 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 			}
 			if c.stale {
 				// Nothing of ours was written: the branch is the other writer's, v1 is gone with the rewrite.
-				rewritten := gitopsMerged(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n", "clusters/drone/x.yaml": "by the other writer\n"})
+				rewritten := fixtures.Merge(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n", "clusters/drone/x.yaml": "by the other writer\n"})
 				if got := gitserver.Files(t, r.repo, "main"); !reflect.DeepEqual(got, rewritten) {
 					t.Errorf("branch tree after the refused apply:\n got %v\nwant %v", got, rewritten)
 				}
@@ -338,7 +339,7 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
 					t.Errorf("the new plan does not show the deletion of the other writer's file:\n%s", out)
 				}
 				r.must("apply", "-input=false", "-no-color", "-auto-approve")
-				want := gitopsMerged(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n"}, gitopsManaged("clusters", faultV2))
+				want := fixtures.Merge(faultOutsideFiles, map[string]string{"README.md": "# fleet, rewritten\n"}, gitopsManaged("clusters", faultV2))
 				if got := gitserver.Files(t, r.repo, "main"); !reflect.DeepEqual(got, want) {
 					t.Errorf("branch tree:\n got %v\nwant %v", got, want)
 				}

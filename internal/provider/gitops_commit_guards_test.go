@@ -42,9 +42,10 @@ func gitopsChange(action, diffPattern string) knownvalue.Check {
 // branch then holds exactly upstream's expected tree, a hand edit shows as an update with a unified diff,
 // and a mistyped environment trips the mass-deletion guard without writing anything.
 func TestAccGitopsCommit_RenderMode(t *testing.T) {
+	t.Parallel()
 	c := fixtures.Load(t, "tutorial-dev")
 	root := t.TempDir()
-	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, map[string]string{"clusters/old/stale.yaml": "kind: ConfigMap\n"}))
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", fixtures.Merge(gitopsOutside, map[string]string{"clusters/old/stale.yaml": "kind: ConfigMap\n"}))
 	manifests := hclManifestList(t, c)
 	cfg := func(env, extra string) string {
 		return fmt.Sprintf(`
@@ -61,7 +62,7 @@ resource "kalypso_gitops_commit" "test" {
 }
 `, gitopsHCL("file://"+repo), c.PromotedCommit, env, manifests, extra)
 	}
-	delivered := gitopsMerged(gitopsOutside, gitopsManaged("clusters", c.Expected), map[string]string{".github/tracking/Promoted_Commit_Id": c.PromotedCommit})
+	delivered := fixtures.Merge(gitopsOutside, gitopsManaged("clusters", c.Expected), map[string]string{".github/tracking/Promoted_Commit_Id": c.PromotedCommit})
 	readme := strings.SplitN(c.Expected["drone/README.md"], "\n", 2)[0]
 	var headAfterRepair string
 	resource.Test(t, resource.TestCase{
@@ -130,6 +131,7 @@ resource "kalypso_gitops_commit" "test" {
 // TestAccGitopsCommit_BranchGuards: a mistyped branch is an error listing the branches, create_branch
 // creates it, and invalid ref names are refused at plan time without touching the repository.
 func TestAccGitopsCommit_BranchGuards(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	gitserver.Git(t, "", nil, "--git-dir", repo, "branch", "dev", "main")
@@ -171,6 +173,7 @@ func TestAccGitopsCommit_BranchGuards(t *testing.T) {
 // TestAccGitopsCommit_OverlappingPaths: a resource whose path lies inside (or contains) another
 // resource's path on the same branch is refused at plan time, naming the other path.
 func TestAccGitopsCommit_OverlappingPaths(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
 	url := gitopsHCL("file://" + repo)
@@ -230,6 +233,7 @@ resource "kalypso_gitops_commit" "large" {
 
 // TestAccGitopsCommit_PullRequestModeNeedsGitHub: a file:// URL in PR mode is refused at plan time.
 func TestAccGitopsCommit_PullRequestModeNeedsGitHub(t *testing.T) {
+	t.Parallel()
 	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
 	refs := gitopsRefs(t, repo)
 	resource.Test(t, resource.TestCase{
@@ -248,6 +252,7 @@ func TestAccGitopsCommit_PullRequestModeNeedsGitHub(t *testing.T) {
 // TestAccGitopsCommit_InvalidFiles: plan-time diagnostics for files, promoted_commit_id and the ssh
 // fingerprint, each at its attribute.
 func TestAccGitopsCommit_InvalidFiles(t *testing.T) {
+	t.Parallel()
 	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
 	base := func(files, extra string) string {
 		return fmt.Sprintf(`

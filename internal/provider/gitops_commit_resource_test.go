@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
@@ -85,14 +86,6 @@ func (c gitopsCfg) String() string {
 	return b.String()
 }
 
-func gitopsFilesCheck(files map[string]string) knownvalue.Check {
-	m := make(map[string]knownvalue.Check, len(files))
-	for k, v := range files {
-		m[k] = knownvalue.StringExact(v)
-	}
-	return knownvalue.MapExact(m)
-}
-
 // gitopsExpectRepo compares the whole branch tree with want, and the commit count.
 func gitopsExpectRepo(t *testing.T, repo, branch string, want map[string]string, commits int) statecheck.StateCheck {
 	return gitopsRepoCheck(func() error {
@@ -122,25 +115,12 @@ func gitopsExpectHead(t *testing.T, repo, branch string) statecheck.StateCheck {
 	})
 }
 
-func gitopsMerged(maps ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, m := range maps {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // gitopsManaged is what a resource with path dir delivers for files: the files below dir, and the
 // ownership record at dir's root (a dot-entry that clusters do not apply; see internal/delivery).
 func gitopsManaged(dir string, files map[string]string) map[string]string {
-	out := map[string]string{dir + "/.kalypso-gitops-commit": "# Written by terraform-provider-kalypso: kalypso_gitops_commit manages the files under this directory.\n" +
+	record := map[string]string{dir + "/.kalypso-gitops-commit": "# Written by terraform-provider-kalypso: kalypso_gitops_commit manages the files under this directory.\n" +
 		"# Another kalypso_gitops_commit on this branch may not use a path above or below it.\npath: " + dir + "\n"}
-	for k, v := range files {
-		out[dir+"/"+k] = v
-	}
-	return out
+	return fixtures.Merge(record, fixtures.Prefixed(dir+"/", files))
 }
 
 // outside is content the resource must never touch: files outside path and dot-entries at the root of path.
@@ -155,8 +135,9 @@ var gitopsOutside = map[string]string{
 // TestAccGitopsCommit_LocalBareLifecycle covers first push, update (change/add/remove), re-apply with
 // no commit, drift by another clone repaired, promoted commit, import, and destroy, on a local bare repository.
 func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
-	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, map[string]string{"clusters/old/README.md": "stale"}))
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", fixtures.Merge(gitopsOutside, map[string]string{"clusters/old/README.md": "stale"}))
 	v1 := map[string]string{"drone/README.md": "drone", "drone/dev/namespace.yaml": "kind: Namespace\n", "large/README.md": "large"}
 	v2 := map[string]string{"drone/README.md": "drone v2", "drone/qa/namespace.yaml": "kind: Namespace\n", "large/README.md": "large"}
 	cfg := func(files map[string]string, extra string) string {
@@ -183,10 +164,10 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), filesCheck(v1)),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Null()),
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 					gitopsRepoCheck(func() error {
 						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae>|%s", "main"); got != "Kalypso CI <ci@example.com>|"+defaultCommitMessage {
 							return fmt.Errorf("commit author/message: %q", got)
@@ -206,9 +187,9 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v2)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), filesCheck(v2)),
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2)), 3),
 				},
 			},
 			{ // re-apply: empty plan, no new commit
@@ -216,7 +197,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3)},
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2)), 3)},
 			},
 			{ // drift made by another clone: edited, added and removed files are restored
 				PreConfig: func() {
@@ -228,12 +209,12 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), gitopsFilesCheck(v2)),
+						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("files"), filesCheck(v2)),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 5),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2)), 5),
 					gitopsExpectHead(t, repo, "main"),
 				},
 			},
@@ -243,12 +224,12 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact("0123456789abcdef0123456789abcdef01234567")),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "0123456789abcdef0123456789abcdef01234567"}), 6),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "0123456789abcdef0123456789abcdef01234567"}), 6),
 				},
 			},
 			{ // removing promoted_commit_id removes the tracking file
 				Config:            cfg(v2, `  commit_message = "kalypso: v2"`),
-				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 7)},
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2)), 7)},
 			},
 			{ // import by id
 				ResourceName:      gitopsAddr,
@@ -273,12 +254,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
 
-	work := t.TempDir()
-	logPath := filepath.Join(work, "tf-trace.log")
-	t.Setenv("TF_ACC_TEMP_DIR", work)
-	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
-	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	t.Setenv("TF_LOG", "TRACE")
+	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GIT_TOKEN", wrong)
 
@@ -313,7 +289,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					noSecret,
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", files)), 2),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2),
 				},
 			},
 			{ // auth revoked: refresh is an error and never drops the resource
@@ -328,7 +304,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{noSecret, gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", files)), 2)},
+				ConfigStateChecks: []statecheck.StateCheck{noSecret, gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)},
 			},
 			{ // the branch provably no longer exists: removed from state, and recreating it needs create_branch
 				PreConfig: func() {
@@ -342,6 +318,18 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 	})
 
 	gitopsScanForSecrets(t, work, logPath, gitEvents, token, wrong)
+}
+
+// gitopsTraceLog keeps Terraform's working directories below work and writes a TF_LOG=trace log of
+// Terraform and the provider to logPath, for gitopsScanForSecrets.
+func gitopsTraceLog(t *testing.T) (work, logPath string) {
+	work = t.TempDir()
+	logPath = filepath.Join(work, "tf-trace.log")
+	t.Setenv("TF_ACC_TEMP_DIR", work)
+	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	t.Setenv("TF_LOG", "TRACE")
+	return work, logPath
 }
 
 // gitEvents are the provider's debug events of every apply: what it fetched and pushed.
@@ -401,12 +389,7 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	srv := gitserver.StartSSH(t, root)
 	other := gitserver.StartSSH(t, t.TempDir())
-	work := t.TempDir()
-	logPath := filepath.Join(work, "tf-trace.log")
-	t.Setenv("TF_ACC_TEMP_DIR", work)
-	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
-	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	t.Setenv("TF_LOG", "TRACE")
+	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GIT_SSH_KEY", srv.ClientKeyPEM)
 	t.Setenv("GIT_SSH_KNOWN_HOSTS", srv.KnownHosts)
 	// The base64 body line of the key is what must never leak.
@@ -428,21 +411,21 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 				},
 			},
 			{ // pin the host key by fingerprint
 				Config:           cfg(v1, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 				},
 			},
 			{ // known_hosts now names another key, but the pinned fingerprint is used
 				PreConfig: func() { t.Setenv("GIT_SSH_KNOWN_HOSTS", other.KnownHosts) },
 				Config:    cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2)), 3),
 				},
 			},
 			{ // the fingerprint of another host: the push is refused, nothing is written
@@ -453,7 +436,7 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 				Config:           cfg(v2, fmt.Sprintf("  ssh_host_key_fingerprint = %s", gitopsHCL(srv.HostKeyFingerprint))),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2)), 3),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2)), 3),
 				},
 			},
 		},
@@ -467,6 +450,7 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 // TestAccGitopsCommit_ConcurrentWriterDuringApply injects a commit to another path of the same branch
 // after the plan, when the provider starts pushing; the push is retried on the new head and both changes are kept.
 func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	var armed, injected atomic.Int32
@@ -486,7 +470,7 @@ func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: cfg(v1), ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2)}},
+			{Config: cfg(v1), ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2)}},
 			{
 				PreConfig: func() { armed.Store(1) },
 				Config:    cfg(v2),
@@ -501,7 +485,7 @@ func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
 						return nil
 					}),
 					// seed, v1, the other writer, v2 on top of it
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{"apps/team-b/deploy.yaml": "kind: Deployment\n"}), 4),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{"apps/team-b/deploy.yaml": "kind: Deployment\n"}), 4),
 					gitopsRepoCheck(func() error {
 						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%s", "main^"); got != "other team" {
 							return fmt.Errorf("our commit must sit on the other writer's commit, parent is %q", got)
@@ -524,14 +508,9 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 	root := t.TempDir()
 	// The base already holds what an earlier, merged proposal delivered (files and ownership record).
 	base := gitopsManaged("clusters", map[string]string{"drone/README.md": "drone"})
-	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, base))
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", fixtures.Merge(gitopsOutside, base))
 	gh := mockgithub.Start(t, token)
-	work := t.TempDir()
-	logPath := filepath.Join(work, "tf-trace.log")
-	t.Setenv("TF_ACC_TEMP_DIR", work)
-	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
-	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	t.Setenv("TF_LOG", "TRACE")
+	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GIT_TOKEN", token)
 	t.Setenv("GITHUB_TOKEN", "")
 	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
@@ -584,8 +563,8 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_url"), knownvalue.StringRegexp(regexp.MustCompile(`/org/fleet/pull/1$`))),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (1 cluster type, 2 files)", Labels: []string{"kalypso"}}}),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, base), 1),
-					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v1)), 2),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, base), 1),
+					gitopsExpectRepo(t, repo, "kalypso/main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 				},
 			},
 			{ // change again with a promoted commit: the same PR is updated in place and labelled promoted
@@ -594,7 +573,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (2 cluster types, 3 files)", Labels: []string{"kalypso", "promoted"}}}),
-					gitopsExpectRepo(t, repo, "kalypso/main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc1230000000000000000000000000000000000"}), 2),
+					gitopsExpectRepo(t, repo, "kalypso/main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc1230000000000000000000000000000000000"}), 2),
 					gitopsExpectHead(t, repo, "kalypso/main"),
 				},
 			},
@@ -637,6 +616,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 
 // TestAccGitopsCommit_InvalidConfig checks plan-time validation diagnostics.
 func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
+	t.Parallel()
 	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
 	cases := []struct {
 		cfg  gitopsCfg
@@ -664,6 +644,7 @@ func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
 // TestAccGitopsCommit_TwoResourcesSameBranch applies two resources that own different paths of one
 // branch in the same run (Terraform applies them in parallel): both land, one commit each.
 func TestAccGitopsCommit_TwoResourcesSameBranch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	srv := gitserver.Start(t, root, gitserver.Options{})
@@ -688,7 +669,7 @@ resource "kalypso_gitops_commit" "prod" {
 			Config:           config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("envs/dev", map[string]string{"drone/README.md": "dev"}), gitopsManaged("envs/prod", map[string]string{"drone/README.md": "prod"})), 3),
+				gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", map[string]string{"drone/README.md": "dev"}), gitopsManaged("envs/prod", map[string]string{"drone/README.md": "prod"})), 3),
 			},
 		}},
 	})

@@ -5,7 +5,6 @@ package provider
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -25,12 +25,7 @@ func TestAccGitopsCommit_TLSPrivateCA(t *testing.T) {
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	srv := gitserver.Start(t, root, gitserver.Options{Token: token, TLS: true})
-	work := t.TempDir()
-	logPath := filepath.Join(work, "tf-trace.log")
-	t.Setenv("TF_ACC_TEMP_DIR", work)
-	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
-	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	t.Setenv("TF_LOG", "TRACE")
+	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GIT_TOKEN", token)
 	files := map[string]string{"drone/README.md": "drone"}
@@ -51,7 +46,7 @@ func TestAccGitopsCommit_TLSPrivateCA(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					gitopsExpectHead(t, repo, "main"),
-					gitopsExpectRepo(t, repo, "main", gitopsMerged(gitopsOutside, gitopsManaged("clusters", files)), 2),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2),
 				},
 			},
 		},

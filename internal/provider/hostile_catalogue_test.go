@@ -26,6 +26,7 @@ import (
 // fail the plan with an `Error:` whose summary, attribute (the configuration line Terraform quotes, or
 // the manifests[i] location) and detail are matched; a panic would fail every pattern.
 func TestHostileInputCatalogue_Resources(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 254)
 	ct := func(name string) string {
 		return fmt.Sprintf("resource \"kalypso_cluster_type\" \"x\" {\n  name = %q\n}\n", name)
@@ -140,6 +141,7 @@ data "kalypso_environment_render" "this" {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps:                    []resource.TestStep{expectPlanError(c.config, c.patterns...)},
@@ -180,6 +182,7 @@ func gitopsValidate(t *testing.T, attrs map[string]tftypes.Value) diag.Diagnosti
 // names and URLs, with the exact attribute path and severity of each diagnostic; credentials in a URL
 // are rejected and never echoed in the diagnostic.
 func TestHostileInputCatalogue_CommitResource(t *testing.T) {
+	t.Parallel()
 	const secret = "ghp_RESOURCEsecret0123456789"
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	files := func(names ...string) tftypes.Value {
@@ -222,6 +225,7 @@ func TestHostileInputCatalogue_CommitResource(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			diags := gitopsValidate(t, c.attrs)
 			if len(diags) != 1 {
 				t.Fatalf("want exactly one diagnostic, got %v", diags)
@@ -253,6 +257,7 @@ func pathOf(d diag.Diagnostic) any {
 // warning (not an error) on manifests[i] of kalypso_environment_render, read through the protocol
 // so that severity and attribute path are exact; the file is still rendered.
 func TestHostileInputCatalogue_RenderWarningAtManifestIndex(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()
 	if err != nil {

@@ -6,8 +6,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -83,6 +83,7 @@ func (c manifestsMatchCRDs) CheckPlan(_ context.Context, req plancheck.CheckPlan
 // inline workloads), plans a manifest that upstream's CRD accepts: a control plane written from the
 // resources can be applied to a cluster running the upstream operator.
 func TestAccModelResourceManifestsMatchUpstreamCRDs(t *testing.T) {
+	t.Parallel()
 	crds := crdschema.Default(t)
 	tut := newTutorialAsResources(t, "tutorial-dev")
 	config := tut.Config() + `
@@ -191,22 +192,16 @@ resource "kalypso_workload_registration" "inline" {
 // ConfigMaps against core ConfigMap. The files are checked in the plan and again as pushed, and the
 // reconciler files the example renders from them against Flux's CRDs.
 func TestAccControlPlaneReverseExampleWritesUpstreamReadableFiles(t *testing.T) {
+	t.Parallel()
 	crds := crdschema.Default(t)
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "control-plane-reverse", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := string(example)
-	config = config[strings.Index(config, `provider "kalypso"`):]
-	bare := gitserver.NewBareRepo(t, "", "control-plane.git", "main")
-	config = strings.ReplaceAll(config, "var.control_plane_repo", fmt.Sprintf("%q", "file://"+filepath.ToSlash(bare)))
+	config, bare := controlPlaneReverseExample(t)
 
 	validate := func(where string, files map[string]string) []string {
 		var errs []string
 		if len(files) == 0 {
 			errs = append(errs, where+": no files")
 		}
-		for _, name := range sortedKeysOf(files) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
 			// Only YAML files are Kubernetes documents (kalypso_gitops_commit also writes a marker file).
 			if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
 				continue
@@ -295,13 +290,4 @@ type plancheckFunc func(req plancheck.CheckPlanRequest) error
 
 func (f plancheckFunc) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	resp.Error = f(req)
-}
-
-func sortedKeysOf(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -14,6 +14,7 @@ import (
 
 // The manifest is a v1 ConfigMap carrying the platform-config label that makes the scheduler read it.
 func TestAccPlatformConfigResource_basic(t *testing.T) {
+	t.Parallel()
 	address := "kalypso_platform_config.west"
 	want := `apiVersion: v1
 data:
@@ -52,6 +53,7 @@ resource "kalypso_platform_config" "west" {
 }
 
 func TestAccPlatformConfigResource_validation(t *testing.T) {
+	t.Parallel()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

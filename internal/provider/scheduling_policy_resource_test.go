@@ -17,6 +17,7 @@ import (
 // Adding a scheduling policy to an applied configuration: the plan already holds the newly rendered
 // files as known values (the function is evaluated at plan time), and nothing is left to do after apply.
 func TestAccSchedulingPolicyResource_addPolicyShowsNewFilesInPlan(t *testing.T) {
+	t.Parallel()
 	tut := newTutorialAsResources(t, "tutorial-dev")
 	const newPolicy = "observability-policy"
 	const newFolder = "large/observability-prometheus/"
@@ -55,6 +56,7 @@ func TestAccSchedulingPolicyResource_addPolicyShowsNewFilesInPlan(t *testing.T) 
 }
 
 func TestAccSchedulingPolicyResource_manifestAndImport(t *testing.T) {
+	t.Parallel()
 	address := "kalypso_scheduling_policy.p"
 	want := `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: SchedulingPolicy
@@ -111,6 +113,7 @@ resource "kalypso_scheduling_policy" "p" {
 }
 
 func TestAccSchedulingPolicyResource_validation(t *testing.T) {
+	t.Parallel()
 	policy := func(expr string) string {
 		return `
 resource "kalypso_scheduling_policy" "p" {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestAccTemplateResource_basic(t *testing.T) {
+	t.Parallel()
 	address := "kalypso_template.sh"
 	want := `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: Template
@@ -53,6 +54,7 @@ resource "kalypso_template" "sh" {
 }
 
 func TestAccTemplateResource_validation(t *testing.T) {
+	t.Parallel()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

@@ -37,6 +37,7 @@ func (c lazyStringExact) String() string { return *c.want }
 // The application team pushes a new deployment target between two plans: the refresh re-reads the
 // source, and the plan shows the new assignment's files and the new target, with the new commit.
 func TestAccWorkloadRegistrationResource_pushedTargetShowsInNextPlan(t *testing.T) {
+	t.Parallel()
 	tut := newTutorialAsResources(t, "tutorial-dev")
 	const reg = "hello-world-app"
 	const folder = "large/hello-world-app-canary-test/"
@@ -123,6 +124,7 @@ resource "kalypso_workload_registration" "inline" {
 
 // An inline Workload: every computed attribute is known in the plan, without any Git access.
 func TestAccWorkloadRegistrationResource_inlineWorkloadKnownAtPlan(t *testing.T) {
+	t.Parallel()
 	address := "kalypso_workload_registration.inline"
 	target0 := tfjsonpath.New("deployment_targets").AtSliceIndex(0)
 	resource.Test(t, resource.TestCase{
@@ -165,6 +167,7 @@ func TestAccWorkloadRegistrationResource_inlineWorkloadKnownAtPlan(t *testing.T)
 // Import with `<name>@<repo>//<path>?ref=<branch>` re-reads the source: the Workload, its targets and the
 // commit come back from Git.
 func TestAccWorkloadRegistrationResource_importReReadsSource(t *testing.T) {
+	t.Parallel()
 	tut := newTutorialAsResources(t, "tutorial-dev")
 	address := "kalypso_workload_registration.platform-svc"
 	repo := "https://github.com/microsoft/kalypso-svc-src"
@@ -201,6 +204,7 @@ resource "kalypso_workload_registration" "platform-svc" {
 }
 
 func TestParseRegistrationImportID(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]string{
 		"hello": "hello <nil>",
 		"hello@https://github.com/o/r//wl?ref=main": "hello &{https://github.com/o/r main wl}",
@@ -228,6 +232,7 @@ func TestParseRegistrationImportID(t *testing.T) {
 // Plan-time diagnostics of a registration: exactly one of source and workload, a missing branch, path
 // or Workload file, and an unparsable Workload, each naming the repository, branch and path.
 func TestAccWorkloadRegistrationResource_validation(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "app-src.git", "main", map[string]string{
 		"workload/workload.yaml": "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: app\nspec:\n  deploymentTargets:\n    - name: dev\n      environment: dev\n      manifests: {repo: r, branch: b, path: p}\n",
@@ -288,6 +293,7 @@ resource "kalypso_workload_registration" "r" {
 // (Terraform looks a nested path's last name up among the top-level arguments, so the precise path
 // would show the resource's own `name = "app"` line.)
 func TestAccWorkloadRegistration_duplicateTargetPointsAtItsName(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -150,32 +149,6 @@ output "files" {
 	return b.String()
 }
 
-func hclMap(m map[string]string) string {
-	if len(m) == 0 {
-		return "{}"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("{\n")
-	for _, k := range keys {
-		fmt.Fprintf(&b, "    %s = %s\n", hclString(k), hclString(m[k]))
-	}
-	b.WriteString("  }")
-	return b.String()
-}
-
-func hclList(xs []string) string {
-	items := make([]string, len(xs))
-	for i, x := range xs {
-		items[i] = hclString(x)
-	}
-	return "[" + strings.Join(items, ", ") + "]"
-}
-
 func hclSelector(sel *metav1.LabelSelector) string {
 	var b strings.Builder
 	b.WriteString("{\n")
@@ -209,8 +182,10 @@ func withoutPrefix(files map[string]string, prefix string) map[string]string {
 // The whole public tutorial, written as resources with the Workloads read from Git via `source`,
 // renders byte-identical files through the function, known at plan time.
 func TestAccWorkloadRegistrationResource_TutorialAsResourcesMatchesUpstream(t *testing.T) {
+	t.Parallel()
 	for _, name := range fixtures.TutorialCases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tut := newTutorialAsResources(t, name)
 			if len(tut.Repos) == 0 {
 				t.Fatal("the fixture has no Workload sources")
