@@ -54,6 +54,7 @@ func renderAndCompare(t *testing.T, env string, main, envBranch *Result) {
 }
 
 func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	client := svcSrcClient(t)
 	main := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-main"), Options{ResolveWorkloads: true, Client: client}))
@@ -90,6 +91,7 @@ func TestFixtureDirModeRendersUpstreamTrees(t *testing.T) {
 }
 
 func TestFixtureWithoutResolvingWorkloadsSchedulesNothing(t *testing.T) {
+	t.Parallel()
 	// Proves the dev comparison depends on the resolved Workload: without it the dev tree lacks the assignment.
 	ctx := context.Background()
 	main := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-main"), Options{}))
@@ -108,6 +110,7 @@ func TestFixtureWithoutResolvingWorkloadsSchedulesNothing(t *testing.T) {
 }
 
 func TestFixtureGitModeRendersUpstreamTrees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bare := fixtures.ControlPlaneRepo(t, "")
 	client := svcSrcClient(t)
@@ -134,6 +137,7 @@ func TestFixtureGitModeRendersUpstreamTrees(t *testing.T) {
 }
 
 func TestGitModeSubdirectoryHonoursRootSourceignore(t *testing.T) {
+	t.Parallel()
 	bare := gitserver.NewSeededRepo(t, "", "cp.git", "main", map[string]string{
 		".sourceignore":           "cp/hidden/\n",
 		"cp/ct.yaml":              clusterType("small"),
@@ -160,6 +164,7 @@ func clusterType(name string) string {
 }
 
 func TestSourceignoreSemantics(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"a.yaml":                 clusterType("a"),
 		"b/b.yml":                clusterType("b"),
@@ -197,6 +202,7 @@ func TestSourceignoreSemantics(t *testing.T) {
 }
 
 func TestSampleWithoutItsSourceignoreReadsTheBaseRepoTemplate(t *testing.T) {
+	t.Parallel()
 	// The sample's .sourceignore is what hides the BaseRepo template with $branch placeholders.
 	files := fixtures.ReadTree(t, fixtures.ControlPlane("control-plane-main"), nil)
 	files[".sourceignore"] = ".environments/\n"
@@ -210,6 +216,7 @@ func TestSampleWithoutItsSourceignoreReadsTheBaseRepoTemplate(t *testing.T) {
 }
 
 func TestSkippedDocumentsAreReported(t *testing.T) {
+	t.Parallel()
 	dir := fixtures.WriteTree(t, t.TempDir(), map[string]string{
 		"mixed.yaml": clusterType("a") + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n---\n# only a comment\n---\njust: data\n---\napiVersion: scheduler.kalypso.io/v2\nkind: ClusterType\nmetadata:\n  name: future\n",
 		"cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: platform\n  labels:\n    platform-config: \"true\"\ndata:\n  A: b\n",
@@ -237,6 +244,7 @@ func TestSkippedDocumentsAreReported(t *testing.T) {
 }
 
 func TestDiagnostics(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("parse failure names file and document index", func(t *testing.T) {
 		dir := fixtures.WriteTree(t, t.TempDir(), map[string]string{"sub/bad.yaml": clusterType("ok") + "---\nkind: ClusterType\nmetadata: [unclosed\n"})
@@ -308,6 +316,7 @@ func TestDiagnostics(t *testing.T) {
 // TestSplitLikeFlux: a control-plane file is split as Flux's kustomize reads it, so a Windows editor's CRLF
 // or a commented separator keeps every document, and a separator Flux refuses is an error naming the file.
 func TestSplitLikeFlux(t *testing.T) {
+	t.Parallel()
 	crlf := strings.ReplaceAll(clusterType("a")+"--- # second\n"+clusterType("b")+"---  \n"+clusterType("c"), "\n", "\r\n")
 	res := must(t)(ReadDir(context.Background(), fixtures.WriteTree(t, t.TempDir(), map[string]string{"cts.yaml": crlf}), Options{}))
 	if !reflect.DeepEqual(res.Set.Names(model.KindClusterType), []string{"a", "b", "c"}) {

@@ -34,6 +34,7 @@ func gitBinary(t *testing.T) string {
 }
 
 func TestValidateBranchName_AgreesWithGit(t *testing.T) {
+	t.Parallel()
 	git := gitBinary(t)
 	names := []string{
 		"main", "dev", "envs/dev", "feature/x-1", "kalypso/main", "release-1.2", "a_b", "ünïcode",
@@ -82,6 +83,7 @@ func gitDiff(t *testing.T, name, before, after string) string {
 }
 
 func TestUnifiedDiff_AgreesWithGit(t *testing.T) {
+	t.Parallel()
 	long := func(n int, edit map[int]string) string {
 		var b strings.Builder
 		for i := 1; i <= n; i++ {
@@ -147,6 +149,7 @@ func reader(files map[string]string) BlobReader {
 }
 
 func TestCompute_ChangeSet(t *testing.T) {
+	t.Parallel()
 	current := map[string]string{
 		"drone/README.md": "drone\n", "drone/dev/deploy.yaml": "replicas: 1\n", "large/README.md": "large\n", "old/x.yaml": "x\n",
 	}
@@ -181,6 +184,7 @@ func TestCompute_ChangeSet(t *testing.T) {
 }
 
 func TestCompute_NothingChanges(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a/b.yaml": "b\n"}
 	p, err := Compute(inspection(files, map[string]string{MarkerPath("."): string(MarkerContent("."))}),
 		Desired{Path: "", Files: fixtures.Bytes(files), RootFiles: map[string][]byte{MarkerPath(""): MarkerContent(".")}}, Options{},
@@ -194,6 +198,7 @@ func TestCompute_NothingChanges(t *testing.T) {
 }
 
 func TestCompute_CapAndCut(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{}
 	for i := 0; i < 30; i++ {
 		want["ct/"+string(rune('a'+i%26))+strings.Repeat("z", i/26)+".yaml"] = strings.Repeat("k: v\n", 100)
@@ -212,6 +217,7 @@ func TestCompute_CapAndCut(t *testing.T) {
 }
 
 func TestCheckMassDeletion(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		current, deleted, max int
 		refused               bool
@@ -231,6 +237,7 @@ func TestCheckMassDeletion(t *testing.T) {
 }
 
 func TestCheckOverlap(t *testing.T) {
+	t.Parallel()
 	if err := CheckOverlap("large", nil); err != nil {
 		t.Errorf("no markers: %v", err)
 	}
@@ -241,6 +248,7 @@ func TestCheckOverlap(t *testing.T) {
 }
 
 func TestMissingBranch(t *testing.T) {
+	t.Parallel()
 	err := MissingBranch("devv", []string{"dev", "main"})
 	if !strings.Contains(err.Error(), `branch "devv" does not exist (the branches are "dev", "main")`) || !strings.Contains(err.Error(), "create_branch = true") {
 		t.Errorf("got %v", err)
@@ -248,6 +256,7 @@ func TestMissingBranch(t *testing.T) {
 }
 
 func TestRules(t *testing.T) {
+	t.Parallel()
 	if HeadBranch("dev", "") != "kalypso/dev" || HeadBranch("dev", "prs/dev") != "prs/dev" {
 		t.Error("head branch")
 	}
@@ -276,6 +285,7 @@ func TestRules(t *testing.T) {
 }
 
 func TestValidatePullRequestURL(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"https://github.com/org/fleet.git", "https://ghe.example.com/org/fleet", "git@github.com:org/fleet.git", "ssh://git@github.com/org/fleet.git"} {
 		if err := ValidatePullRequestURL(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -289,6 +299,7 @@ func TestValidatePullRequestURL(t *testing.T) {
 }
 
 func TestID_RoundTrip(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ id, url, path, branch string }{
 		{"https://github.com/org/fleet.git//clusters?ref=main", "https://github.com/org/fleet.git", "clusters", "main"},
 		{"https://github.com/org/fleet.git//.?ref=dev", "https://github.com/org/fleet.git", ".", "dev"},
@@ -316,6 +327,7 @@ func TestID_RoundTrip(t *testing.T) {
 }
 
 func TestCheckFileNames(t *testing.T) {
+	t.Parallel()
 	got := CheckFileNames([]string{"large", "large-x/a.yaml", "large/README.md", ".hidden", "a/../../x", "ok/a.yaml"})
 	want := []FileProblem{
 		{Name: ".hidden", Summary: "Dot-entry at the root of path"},
@@ -333,6 +345,7 @@ func TestCheckFileNames(t *testing.T) {
 }
 
 func TestErrorHint_PermissionIsNotTheNetwork(t *testing.T) {
+	t.Parallel()
 	hint, _ := ErrorHint(fmt.Errorf("open /srv/fleet.git/objects: %w", os.ErrPermission))
 	if strings.Contains(hint, "network") || !strings.Contains(hint, "permissions") {
 		t.Errorf("hint %q", hint)
@@ -343,6 +356,7 @@ func TestErrorHint_PermissionIsNotTheNetwork(t *testing.T) {
 }
 
 func TestCheckSettings(t *testing.T) {
+	t.Parallel()
 	str := func(s string) *string { return &s }
 	got := CheckSettings(Settings{
 		RepoURL: str("file:///srv/fleet.git"), PullRequest: true, Branch: str("a b"), HeadBranch: str("kalypso/dev.lock"),

@@ -16,6 +16,7 @@ import (
 
 // The GitHub API is a mock (mockgithub) because github.com is unreachable from the test machines.
 func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
+	t.Parallel()
 	srv := mockgithub.Start(t, "gh-token")
 	svc, err := githubpr.New(nil, srv.BaseURL(), "gh-token", nil)
 	if err != nil {
@@ -74,6 +75,7 @@ func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 }
 
 func TestEnsure_MockGitHubAPI_BadTokenFails(t *testing.T) {
+	t.Parallel()
 	srv := mockgithub.Start(t, "right")
 	svc, _ := githubpr.New(nil, srv.BaseURL(), "wrong", nil)
 	_, _, err := svc.Ensure(context.Background(), githubpr.EnsureRequest{Owner: "o", Repo: "r", Base: "main", Head: "kalypso/main", Title: "t"})
@@ -83,6 +85,7 @@ func TestEnsure_MockGitHubAPI_BadTokenFails(t *testing.T) {
 }
 
 func TestParseRepo(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://github.com/org/fleet.git": "org/fleet",
 		"https://ghe.example/org/fleet":    "org/fleet",
@@ -100,6 +103,7 @@ func TestParseRepo(t *testing.T) {
 }
 
 func TestDescribe_CountsPerClusterType(t *testing.T) {
+	t.Parallel()
 	title, body := githubpr.Describe(githubpr.Summary{
 		Base: "main", Path: "gitops",
 		Added:            []string{"drone/t1/ns.yaml", "drone/t1/reconciler.yaml", "large/README.md"},

@@ -48,6 +48,7 @@ func (r *debugRecorder) find(msg string) []debugEvent {
 // each event names the repository as written and as rewritten, the branch or ref, its duration and
 // outcome; the retry is reported with its attempt; the token appears nowhere.
 func TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret(t *testing.T) {
+	t.Parallel()
 	const token = "tok-debug-SECRET-4711"
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"apps/a.yaml": "a"})

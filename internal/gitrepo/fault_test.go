@@ -212,6 +212,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 // while our push is on the wire. Apply builds on the rewritten head each time, keeps every file the
 // other writer left outside path, never resurrects the dropped commit, and lands exactly one commit.
 func TestApply_ForcePushRewritesBranch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", faultOutside)
 	srv := gitserver.Start(t, root, gitserver.Options{})

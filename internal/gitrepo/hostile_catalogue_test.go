@@ -19,6 +19,7 @@ import (
 // value (credentials excepted: they are never echoed), never panic, and leave the branch exactly as it
 // was: same head, same tree. The resource-level ValidateConfig cases are in internal/provider.
 func TestHostileInputCatalogue_Commit(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	seed := map[string]string{"README.md": "outside\n", "clusters/.sops.yaml": "dot\n", "clusters/a/file.yaml": "managed\n", "etc/passwd": "outside\n"}
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", seed)

@@ -102,6 +102,7 @@ func stageVariety(t *testing.T, st *stagingStorer, parent plumbing.Hash) plumbin
 // every object read back by git cat-file and by go-git (through the storage that was open before the
 // pack landed, and through a fresh one) equal to what was staged.
 func TestWritePack_GitAndGoGitReadEveryObject(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	// Enough files that git fast-import keeps its pack (it unpacks fewer than 100 objects).
 	seed := map[string]string{"README.md": "seed"}
@@ -252,6 +253,7 @@ func lastLines(s string, n int) string {
 // Offsets past 2 GiB go to the index's table of 64-bit offsets. A pack that large is too slow to write
 // in a test, so the index alone is written for such offsets and read back with go-git's decoder.
 func TestWritePackIndex_LargeOffsets(t *testing.T) {
+	t.Parallel()
 	entries := []packedObject{
 		{hash: plumbing.NewHash("0100000000000000000000000000000000000000"), offset: 12, crc: 1},
 		{hash: plumbing.NewHash("01ff000000000000000000000000000000000000"), offset: 1<<31 - 1, crc: 2},
@@ -294,6 +296,7 @@ func (*failingObject) Reader() (io.ReadCloser, error) { return nil, errors.New("
 // objects/pack as it was: no pack, no index, no temporary file; the error names the object; the
 // repository still passes git fsck and its branch is untouched.
 func TestWritePack_FailureMidwayLeavesNothing(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	repo := gitserver.NewSeededRepo(t, "", "r.git", "main", map[string]string{"README.md": "seed"})
 	head := gitserver.Head(t, repo, "main")
@@ -325,6 +328,7 @@ func TestWritePack_FailureMidwayLeavesNothing(t *testing.T) {
 // A pack with the same objects in the same order as one already there (an identical retried write)
 // finds it and leaves one copy.
 func TestWritePack_SamePackTwice(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	fs := osfs.New(repo)
 	var objs []plumbing.EncodedObject

@@ -28,6 +28,7 @@ var seed = map[string]string{
 }
 
 func TestRewriteURL_LongestPrefixWins(t *testing.T) {
+	t.Parallel()
 	c := &gitrepo.Client{Rewrites: map[string]string{
 		"https://github.com/":         "file:///mirror/",
 		"https://github.com/org/":     "https://mirror.example/org-",
@@ -47,6 +48,7 @@ func TestRewriteURL_LongestPrefixWins(t *testing.T) {
 }
 
 func TestReadTree_LocalBare_FileURLAndPath(t *testing.T) {
+	t.Parallel()
 	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", seed)
 	head := gitserver.Head(t, repo, "main")
 	c := &gitrepo.Client{CacheDir: t.TempDir()}
@@ -82,6 +84,7 @@ func TestReadTree_LocalBare_FileURLAndPath(t *testing.T) {
 }
 
 func TestReadTree_SentinelErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", seed)
 	empty := gitserver.NewBareRepo(t, root, "empty.git", "main")
@@ -120,6 +123,7 @@ func TestReadTree_SentinelErrors(t *testing.T) {
 }
 
 func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", seed)
 	srv := gitserver.Start(t, root, gitserver.Options{Token: "s3cr3t-token"})

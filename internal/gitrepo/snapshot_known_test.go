@@ -19,6 +19,7 @@ import (
 // A refresh passes what it delivered; files whose blob hash matches must come back without their
 // blob being read, and every other file must still be read from the repository.
 func TestSnapshotKnown_ReadsOnlyChangedBlobs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	dir := gitserver.NewBareRepo(t, root, "r.git", "main")

@@ -18,6 +18,7 @@ import (
 // running git-upload-pack/receive-pack): key auth, known_hosts and fingerprint pinning, and
 // rejection of an unknown or mismatched host key.
 func TestSSH_ReadApplyAndHostKeyVerification(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"README.md": "outside", "gitops/a.yaml": "a"})
 	srv := gitserver.StartSSH(t, root)

@@ -45,6 +45,7 @@ func objectFiles(t *testing.T, repo string) (loose, packs, indexes int) {
 // hundreds of loose objects; a small one writes loose objects. Either way git reads every file back, the
 // repository passes git fsck, and later applies build on the packed objects.
 func TestApply_LargeChangesArePackedSmallOnesLoose(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, tg := range targets(t, root) {
 		t.Run(tg.name, func(t *testing.T) {

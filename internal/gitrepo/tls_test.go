@@ -20,6 +20,7 @@ import (
 // fetch, push) fails with an x509 error and writes nothing; with the CA bundle, read and Apply work.
 // There is no way to turn verification off.
 func TestTLS_PrivateCAIsRequiredAndTrusted(t *testing.T) {
+	t.Parallel()
 	const token = "ghp_TLStoken0123456789"
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"README.md": "outside\n"})
@@ -56,6 +57,7 @@ func TestTLS_PrivateCAIsRequiredAndTrusted(t *testing.T) {
 // TestCredentialsInURLAreRejectedAndRedacted: credentials in a repository URL, or introduced by a URL
 // rewrite, are refused before any network access, and no error or display form carries them.
 func TestCredentialsInURLAreRejectedAndRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "ghp_URLsecret0123456789"
 	ctx := context.Background()
 	for _, tc := range []struct {

@@ -32,6 +32,7 @@ func targets(t *testing.T, root string) []target {
 }
 
 func TestApply_FirstUpdateNoopDelete(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, tg := range targets(t, root) {
 		t.Run(tg.name, func(t *testing.T) {
@@ -132,6 +133,7 @@ func TestApply_FirstUpdateNoopDelete(t *testing.T) {
 }
 
 func TestApply_EmptyRepoOrphanAndBranchFromDefault(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, tg := range targets(t, root) {
 		t.Run(tg.name, func(t *testing.T) {
@@ -163,6 +165,7 @@ func TestApply_EmptyRepoOrphanAndBranchFromDefault(t *testing.T) {
 }
 
 func TestApply_ConcurrentWriterIsRetriedAndKept(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, tg := range targets(t, root) {
 		t.Run(tg.name, func(t *testing.T) {
@@ -207,6 +210,7 @@ func TestApply_ConcurrentWriterIsRetriedAndKept(t *testing.T) {
 }
 
 func TestApply_PullRequestModeHeadBranch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, tg := range targets(t, root) {
 		t.Run(tg.name, func(t *testing.T) {
@@ -242,6 +246,7 @@ func TestApply_PullRequestModeHeadBranch(t *testing.T) {
 }
 
 func TestApply_InvalidInputWritesNothing(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{"a": "a"})
 	c := &gitrepo.Client{}
@@ -264,6 +269,7 @@ func TestApply_InvalidInputWritesNothing(t *testing.T) {
 }
 
 func TestApply_RefusesCheckedOutBranchOfWorkingTree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gitserver.Git(t, "", nil, "init", "--quiet", "-b", "main", dir)
 	gitserver.Git(t, dir, nil, "commit", "--quiet", "--allow-empty", "-m", "init")

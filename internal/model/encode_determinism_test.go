@@ -14,6 +14,7 @@ import (
 // "01010b82" < "01c" < "18" < "01010b82", and it sorted Go map keys from random iteration order, so a
 // manifest with such label keys changed from one Marshal to the next.
 func TestMarshalIsDeterministicForNonTransitiveKeys(t *testing.T) {
+	t.Parallel()
 	ct := func() *ClusterType {
 		c := &ClusterType{}
 		c.Metadata.Name = "large"
@@ -35,6 +36,7 @@ func TestMarshalIsDeterministicForNonTransitiveKeys(t *testing.T) {
 // TestMarshalKeepsSigsYAMLOutput: for key sets whose natural order is consistent, the output is byte for
 // byte what sigs.k8s.io/yaml.Marshal gives (natural order, so a9 before a10; quoting; nesting).
 func TestMarshalKeepsSigsYAMLOutput(t *testing.T) {
+	t.Parallel()
 	cm := &ConfigMap{Data: map[string]string{"a10": "1", "a9": "yes", "B": "", "a": "x: y", "0": "~", "k.v.KEY": "- a\n- b\n", "long": "line1\nline2"}}
 	cm.Metadata.Name = "c"
 	cm.Metadata.Labels = map[string]string{"platform-config": "true", "region": "west"}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSplitDocuments(t *testing.T) {
+	t.Parallel()
 	type doc struct {
 		text     string
 		position int
@@ -68,6 +69,7 @@ func TestSplitDocuments(t *testing.T) {
 // TestSplitDocumentsRefusesWhatWouldBeDropped covers the inputs that kyaml refuses ("invalid document
 // separator") and the ones a YAML parser would read as several documents inside one `---` section.
 func TestSplitDocumentsRefusesWhatWouldBeDropped(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, in, summary string
 		line, position    int
@@ -102,6 +104,7 @@ func TestSplitDocumentsRefusesWhatWouldBeDropped(t *testing.T) {
 const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
 
 func TestDecodeEachKind(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind  string
 		text  string
@@ -204,6 +207,7 @@ func TestDecodeEachKind(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	ct := func(body string) string { return av + "kind: ClusterType\nmetadata:\n  name: ct\n" + body }
 	cases := []struct {
 		name    string
@@ -277,6 +281,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeEmptyDocumentIsNothing(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{"", "# comment\n", "~\n", "null\n"} {
 		e, diags := DecodeDocument(Document{Text: text})
 		if e != nil || len(diags) != 0 {
@@ -286,6 +291,7 @@ func TestDecodeEmptyDocumentIsNothing(t *testing.T) {
 }
 
 func TestDiagnosticError(t *testing.T) {
+	t.Parallel()
 	d := Diagnostic{Severity: SeverityError, Summary: "Unknown kind", Detail: "details", Source: Source{Input: 1, Document: 2, Line: 5, File: "a/b.yaml"}, Kind: "Cluster", Name: "x", Field: "kind"}
 	want := `Unknown kind [file a/b.yaml, manifests[1], document 2 (line 5), Cluster "x", field kind]: details`
 	if got := d.Error(); got != want {
@@ -307,6 +313,7 @@ func TestDiagnosticError(t *testing.T) {
 }
 
 func TestParseDuplicateNames(t *testing.T) {
+	t.Parallel()
 	ctDoc := func(name string) string {
 		return av + "kind: ClusterType\nmetadata:\n  name: " + name + "\nspec:\n  reconciler: r\n  namespaceService: ns\n"
 	}
@@ -336,6 +343,7 @@ func TestParseDuplicateNames(t *testing.T) {
 }
 
 func TestParseSortsByName(t *testing.T) {
+	t.Parallel()
 	var docs []string
 	for _, n := range []string{"c", "a10", "a9", "b"} {
 		docs = append(docs, av+"kind: SchedulingPolicy\nmetadata:\n  name: "+n+"\nspec:\n  deploymentTargetSelector: {}\n  clusterTypeSelector: {}\n")
@@ -354,6 +362,7 @@ func TestParseSortsByName(t *testing.T) {
 }
 
 func TestPromotedCommitOnlyFromMain(t *testing.T) {
+	t.Parallel()
 	br := func(name, commit string) string {
 		return av + "kind: BaseRepo\nmetadata:\n  name: " + name + "\nspec:\n  repo: r\n  branch: b\n  path: .\n  commit: " + commit + "\n"
 	}
@@ -371,6 +380,7 @@ func TestPromotedCommitOnlyFromMain(t *testing.T) {
 }
 
 func TestMarshalRoundTrip(t *testing.T) {
+	t.Parallel()
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}, MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}}
 	objs := []Object{
 		&ClusterType{Metadata: ObjectMeta{Name: "ct", Labels: map[string]string{"size": "large"}}, Spec: ClusterTypeSpec{Reconciler: "arc-flux", NamespaceService: "default", ConfigType: "configmap"}},
@@ -438,6 +448,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 }
 
 func TestCompileSelector(t *testing.T) {
+	t.Parallel()
 	everything, err := CompileSelector(nil)
 	if err != nil || !everything.Matches(labels.Set{}) || !everything.Matches(labels.Set{"a": "b"}) {
 		t.Errorf("nil selector must match everything")
@@ -455,6 +466,7 @@ func TestCompileSelector(t *testing.T) {
 }
 
 func TestDecodeFieldNamesAreCaseSensitive(t *testing.T) {
+	t.Parallel()
 	// Found by FuzzSplitAndDecode: encoding/json matched `metAdAtA`, `nAme` and `ApiVersion` case-insensitively.
 	cases := []struct {
 		text, summary, field string
@@ -483,6 +495,7 @@ func TestDecodeFieldNamesAreCaseSensitive(t *testing.T) {
 }
 
 func TestDecodeHostileInput(t *testing.T) {
+	t.Parallel()
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
 		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
 		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ni: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n"
@@ -507,6 +520,7 @@ func TestDecodeHostileInput(t *testing.T) {
 // TestDecodeMergeKeyOverride: a key that overrides one taken from a YAML merge key is valid YAML, which
 // sigs.k8s.io/yaml and Kubernetes accept; only a key written twice in one mapping is a duplicate.
 func TestDecodeMergeKeyOverride(t *testing.T) {
+	t.Parallel()
 	merged := av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n" +
 		"    - &base {name: t1, environment: dev, manifests: {repo: https://r, branch: main, path: p}, labels: {a: b}}\n" +
 		"    - <<: *base\n      name: t2\n"

@@ -52,6 +52,7 @@ func roundTrip(t *testing.T, obj model.Object) model.Object {
 }
 
 func TestManifestRoundTrip(t *testing.T) {
+	t.Parallel()
 	objects := map[string]model.Object{
 		"cluster type":                   ClusterType("drone", map[string]string{"region": "east-us", "edge": "true"}, "", "", ""),
 		"cluster type, custom templates": ClusterType("small", nil, "argocd", "ns", "sh-config"),
@@ -94,6 +95,7 @@ func TestManifestRoundTrip(t *testing.T) {
 // Upstream's SchedulingPolicy CRD requires spec.clusterTypeSelector.labelSelector and
 // spec.deploymentTargetSelector.labelSelector, so an empty selector is written as `{}`, never left out.
 func TestSchedulingPolicyAlwaysWritesLabelSelectors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		policy *model.SchedulingPolicy
 		want   string
@@ -120,6 +122,7 @@ func TestSchedulingPolicyAlwaysWritesLabelSelectors(t *testing.T) {
 }
 
 func TestClusterTypeDefaults(t *testing.T) {
+	t.Parallel()
 	ct := ClusterType("large", nil, "", "", "")
 	if ct.Spec.Reconciler != "arc-flux" || ct.Spec.NamespaceService != "default" || ct.Spec.ConfigType != "configmap" {
 		t.Fatalf("defaults not applied: %+v", ct.Spec)
@@ -127,6 +130,7 @@ func TestClusterTypeDefaults(t *testing.T) {
 }
 
 func TestPlatformConfigLabel(t *testing.T) {
+	t.Parallel()
 	if got := PlatformConfig("dev-config", nil, nil).Metadata.Labels["platform-config"]; got != "true" {
 		t.Errorf("platform-config label = %q, want \"true\"", got)
 	}
@@ -136,6 +140,7 @@ func TestPlatformConfigLabel(t *testing.T) {
 }
 
 func TestManifestStartsWithHeader(t *testing.T) {
+	t.Parallel()
 	text, err := Manifest(ClusterType("drone", nil, "", "", ""))
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +151,7 @@ func TestManifestStartsWithHeader(t *testing.T) {
 }
 
 func TestJoinKeepsSeparatorOnItsOwnLine(t *testing.T) {
+	t.Parallel()
 	if got := Join("a: 1", "b: 2\n"); got != "a: 1\n---\nb: 2\n" {
 		t.Fatalf("Join = %q", got)
 	}
@@ -179,6 +185,7 @@ spec:
 // The sourced Workload has a different name from its registration: the manifest must carry the
 // registration annotation so that the engine links them, and the targets get the effective labels.
 func TestSourcedWorkloadLinksAndDerivesTargets(t *testing.T) {
+	t.Parallel()
 	docs, err := workloadsource.ExtractWorkloads(map[string][]byte{
 		"workload.yaml":      []byte(sourcedWorkload),
 		"kustomization.yaml": []byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"),
@@ -231,6 +238,7 @@ func TestSourcedWorkloadLinksAndDerivesTargets(t *testing.T) {
 }
 
 func TestDecodeWorkloadsReportsInvalidDocument(t *testing.T) {
+	t.Parallel()
 	docs := []workloadsource.Document{{File: "w.yaml", Index: 0, Name: "x", Text: "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: Bad_Name\nspec: {}\n"}}
 	_, err := DecodeWorkloads(docs)
 	if err == nil || !strings.Contains(err.Error(), "w.yaml") {

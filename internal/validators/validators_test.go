@@ -49,6 +49,7 @@ func expectOne(t *testing.T, diags diag.Diagnostics, want path.Path, summary str
 }
 
 func TestDNSSubdomainName(t *testing.T) {
+	t.Parallel()
 	p := path.Root("name")
 	for value, summary := range map[string]string{
 		"drone":                  "",
@@ -65,6 +66,7 @@ func TestDNSSubdomainName(t *testing.T) {
 }
 
 func TestLabelMap(t *testing.T) {
+	t.Parallel()
 	p := path.Root("labels")
 	cases := []struct {
 		labels  map[string]string
@@ -88,6 +90,7 @@ func TestLabelMap(t *testing.T) {
 }
 
 func TestLabelKeyAndValue(t *testing.T) {
+	t.Parallel()
 	p := path.Root("key")
 	resp := &validator.StringResponse{}
 	LabelKey().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue("not/a/key")}, resp)
@@ -103,6 +106,7 @@ func TestLabelKeyAndValue(t *testing.T) {
 }
 
 func TestSelectorRequirement(t *testing.T) {
+	t.Parallel()
 	attrTypes := map[string]attr.Type{"key": types.StringType, "operator": types.StringType, "values": types.ListType{ElemType: types.StringType}}
 	obj := func(op string, values ...string) types.Object {
 		var list types.List
@@ -144,6 +148,7 @@ func TestSelectorRequirement(t *testing.T) {
 // TestAddErrorLocatesNestedPaths: Terraform looks the last attribute name of a path up among the
 // top-level arguments, so nested paths are reported on their top-level argument.
 func TestAddErrorLocatesNestedPaths(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want path.Path }{
 		{path.Root("name"), path.Root("name")},
 		{path.Root("labels").AtMapKey("a"), path.Root("labels").AtMapKey("a")},
@@ -167,6 +172,7 @@ func TestAddErrorLocatesNestedPaths(t *testing.T) {
 }
 
 func TestJSONSchema(t *testing.T) {
+	t.Parallel()
 	p := path.Root("schema")
 	for value, summary := range map[string]string{
 		`{"type":"object","required":["REGION"]}`:                  "",
@@ -183,6 +189,7 @@ func TestJSONSchema(t *testing.T) {
 }
 
 func TestNoNullElements(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := path.Root("labels")
 	m := types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringNull(), "b": types.StringValue("x")})
@@ -202,6 +209,7 @@ func TestNoNullElements(t *testing.T) {
 }
 
 func TestConfigMapKeys(t *testing.T) {
+	t.Parallel()
 	p := path.Root("data")
 	for key, summary := range map[string]string{"log.level": "", "A_B-c": "", "": "Invalid ConfigMap key", "a b": "Invalid ConfigMap key", "../x": "Invalid ConfigMap key", "..": "Invalid ConfigMap key", strings.Repeat("k", 254): "Invalid ConfigMap key"} {
 		var r validator.MapResponse
@@ -211,6 +219,7 @@ func TestConfigMapKeys(t *testing.T) {
 }
 
 func TestPEMCertificates(t *testing.T) {
+	t.Parallel()
 	const cert = `-----BEGIN CERTIFICATE-----
 MIIBeDCCAR+gAwIBAgIUTH3vWoyXQjgvXp2Ys5WvmQEBaJIwCgYIKoZIzj0EAwIw
 EjEQMA4GA1UEAwwHdGVzdC1jYTAeFw0yNTAxMDEwMDAwMDBaFw0zNTAxMDEwMDAw
@@ -237,6 +246,7 @@ BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiB6Yt2p8CqWwU9fFz3h2ZQkqX3Y5m2W
 }
 
 func TestPEMCertificatesAcceptsRealCertificates(t *testing.T) {
+	t.Parallel()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)

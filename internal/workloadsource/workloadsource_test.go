@@ -28,6 +28,7 @@ func registration(name, repo, branch, p string) *model.WorkloadRegistration {
 }
 
 func TestFetchFixtureThroughURLRewriteLinksWorkloadToRegistration(t *testing.T) {
+	t.Parallel()
 	bare := fixtures.SvcSrcRepo(t, "")
 	client := &gitrepo.Client{Rewrites: map[string]string{upstreamSvcSrc: "file://" + bare}}
 	commit, workloads, err := Fetch(context.Background(), client, registration("platform-svc", upstreamSvcSrc, "main", "./workloads"))
@@ -60,6 +61,7 @@ func TestFetchFixtureThroughURLRewriteLinksWorkloadToRegistration(t *testing.T) 
 }
 
 func TestFetchWithoutRewriteNeverReachesNetworkForUnknownLocalPath(t *testing.T) {
+	t.Parallel()
 	// Without the rewrite the upstream URL would be fetched; a missing local repository must be reported instead.
 	missing := "file://" + filepath.Join(t.TempDir(), "nope.git")
 	client := &gitrepo.Client{Rewrites: map[string]string{upstreamSvcSrc: missing}}
@@ -76,6 +78,7 @@ func TestFetchWithoutRewriteNeverReachesNetworkForUnknownLocalPath(t *testing.T)
 }
 
 func TestFetchReadsNestedYAMLAndYMLAndIgnoresOtherKinds(t *testing.T) {
+	t.Parallel()
 	bare := gitserver.NewSeededRepo(t, "", "svc.git", "release", map[string]string{
 		"deploy/a/workload.yml": "# comment only\n---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: app\nspec:\n  deploymentTargets: []\n",
 		"deploy/b/other.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n---\nname: not-a-k8s-object\n",
@@ -107,6 +110,7 @@ func TestFetchReadsNestedYAMLAndYMLAndIgnoresOtherKinds(t *testing.T) {
 }
 
 func TestFetchErrors(t *testing.T) {
+	t.Parallel()
 	bare := gitserver.NewSeededRepo(t, "", "svc.git", "main", map[string]string{
 		"empty/x.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
 		"bad/w.yaml":   "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: ok\n---\nkind: [unclosed\n",
@@ -138,6 +142,7 @@ func TestFetchErrors(t *testing.T) {
 }
 
 func TestLink(t *testing.T) {
+	t.Parallel()
 	in := "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: w\n  annotations:\nspec: {}\n"
 	out, err := Link(in, "reg")
 	if err != nil {
@@ -155,6 +160,7 @@ func TestLink(t *testing.T) {
 // TestExtractWorkloadsSplitsLikeFlux: an application team's Workload file written on Windows (CRLF), or
 // with a commented separator, keeps every Workload; a separator Flux refuses names the file and line.
 func TestExtractWorkloadsSplitsLikeFlux(t *testing.T) {
+	t.Parallel()
 	w := func(name string) string {
 		return "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: " + name + "\nspec:\n  deploymentTargets: []\n"
 	}
