@@ -71,10 +71,13 @@ type Desired struct {
 	Path string
 	// Files are the managed files, relative to Path.
 	Files map[string][]byte
-	// Tree, with Files nil, is the managed tree id the files are known to form (the last apply of the same
-	// render inputs recorded it). Compute then needs no files while the branch holds that tree, and
-	// returns ErrFilesNeeded otherwise.
-	Tree string
+	// RecordedTree, with Files nil, is the managed tree id the files are known to form (the last apply of
+	// the same render inputs recorded it). Compute then needs no files while the branch holds that tree,
+	// and returns ErrFilesNeeded otherwise.
+	RecordedTree string
+	// Built is gitrepo.NewTreeFromFiles(Files) when a plan in this process built it (Plan.Tree): the apply
+	// writes it without building it again.
+	Built *gitrepo.Tree
 	// RootFiles are written at root-relative paths (the promoted-commit file, the ownership record).
 	RootFiles map[string][]byte
 	// DeleteRootFiles are root-relative files removed when present.
@@ -109,8 +112,10 @@ type Plan struct {
 	// Markers lists the directories below the path (root-relative) that hold another resource's ownership
 	// record; Compute finds them among the files it would delete.
 	Markers []string
-	// Blobs maps each desired file (relative to the path) to its blob id.
+	// Blobs maps each desired file (relative to the path) to its blob id; nil for a RecordedTree.
 	Blobs map[string]string
+	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
+	Tree *gitrepo.Tree
 }
 
 // Empty reports whether applying changes nothing.
@@ -125,7 +130,7 @@ func (p *Plan) Deleted() int {
 	return n
 }
 
-// ErrFilesNeeded means that Desired.Tree is not what the branch holds: the change set needs the files.
+// ErrFilesNeeded means that Desired.RecordedTree is not what the branch holds: the change set needs the files.
 var ErrFilesNeeded = errors.New("the desired files are needed to compute the change set")
 
 // BlobReader reads blobs of the inspected branch by id.
@@ -149,21 +154,17 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	}
 	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
 	var deltas []gitrepo.Delta
-	if d.Files == nil && d.Tree != "" {
-		if d.Tree != ins.ManagedTree {
+	if d.Files == nil && d.RecordedTree != "" {
+		if d.RecordedTree != ins.ManagedTree {
 			return nil, ErrFilesNeeded
 		}
-		p.DesiredTree = d.Tree
+		p.DesiredTree = d.RecordedTree
 	} else {
-		p.Blobs = make(map[string]string, len(d.Files))
-		for name, content := range d.Files {
-			p.Blobs[name] = gitrepo.BlobID(content)
-		}
-		want, err := gitrepo.NewTree(p.Blobs)
+		want, err := gitrepo.NewTreeFromFiles(d.Files)
 		if err != nil {
 			return nil, err
 		}
-		p.DesiredTree = want.ID()
+		p.Tree, p.Blobs, p.DesiredTree = want, want.Blobs(), want.ID()
 		if deltas, err = ins.Diff(want); err != nil {
 			return nil, err
 		}

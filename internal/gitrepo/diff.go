@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 )
 
 // A plan compares a whole environment (260k files in 87k trees at the 86k fleet) with what the branch
@@ -20,6 +22,7 @@ import (
 type Tree struct {
 	root  *dirNode
 	blobs map[string]string
+	full  bool // built by NewTreeFromFiles: leaves hold content, nodes their encoded trees
 }
 
 // NewTree builds the tree that blobs (file names relative to a path → blob id, see BlobID) form under
@@ -34,12 +37,53 @@ func NewTree(blobs map[string]string) (*Tree, error) {
 			return nil, err
 		}
 	}
-	if _, err := node.encode(func() plumbing.EncodedObject { return &plumbing.MemoryObject{} }); err != nil {
+	if _, err := node.encodeParallel(newMemoryObject); err != nil {
 		return nil, err
 	}
 	node.dropObjects()
 	return &Tree{root: node, blobs: blobs}, nil
 }
+
+// NewTreeFromFiles is the tree of files (names relative to a path → content). It keeps the content and
+// the encoded trees, so that an apply in the same process writes it (ApplyRequest.Tree) without
+// building it again. files must not be modified afterwards.
+func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	ids := make([]plumbing.Hash, len(names))
+	const chunk = 1024
+	parallel.For((len(names)+chunk-1)/chunk, 0, func(c int) {
+		for i := c * chunk; i < min(len(names), (c+1)*chunk); i++ {
+			ids[i] = plumbing.ComputeHash(plumbing.BlobObject, files[names[i]])
+		}
+	})
+	node := newDirNode()
+	blobs := make(map[string]string, len(names))
+	for i, name := range names {
+		if err := ValidateFileName(name); err != nil {
+			return nil, err
+		}
+		content := files[name]
+		if content == nil {
+			content = []byte{} // nil content marks an entry kept as is (leaf)
+		}
+		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: ids[i]}, content: content}); err != nil {
+			return nil, err
+		}
+		blobs[name] = ids[i].String()
+	}
+	if _, err := node.encodeParallel(newMemoryObject); err != nil {
+		return nil, err
+	}
+	return &Tree{root: node, blobs: blobs, full: true}, nil
+}
+
+func newMemoryObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
+
+// Blobs maps each file to its blob id. The map must not be modified.
+func (t *Tree) Blobs() map[string]string { return t.blobs }
 
 // ID is the tree's Git id: what Inspection.ManagedTree reads once the files are delivered.
 func (t *Tree) ID() string { return t.root.hash.String() }

@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -166,5 +167,43 @@ func TestInspectionDiffOfAMissingPath(t *testing.T) {
 	}
 	if want := wantDeltas(nil, desired); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// An apply given the tree its plan built (ApplyRequest.Tree) writes exactly what an apply that builds it
+// from Files writes: same commit tree, dot-entries at the path's root kept, the empty file included.
+func TestApplyWithThePlannedTreeWritesTheSameTree(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	seed := map[string]string{"README.md": "outside", "gitops/.sops.yaml": "kept", "gitops/old/x.yaml": "removed", "gitops/a/keep.yaml": "same"}
+	files := map[string][]byte{"a/keep.yaml": []byte("same"), "a/new.yaml": []byte("new"), "b/c/d.yaml": []byte("deep"), "empty.yaml": nil}
+	trees := map[bool]string{}
+	for _, withTree := range []bool{false, true} {
+		name := fmt.Sprintf("r-%v.git", withTree)
+		repo := gitserver.NewSeededRepo(t, root, name, "main", seed)
+		req := gitrepo.ApplyRequest{RepoURL: "file://" + repo, Branch: "main", Path: "gitops", Message: "m",
+			Author: gitrepo.Signature{Name: "Bot", Email: "bot@example.com"}, Files: files}
+		if withTree {
+			tree, err := gitrepo.NewTreeFromFiles(files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Tree = tree
+		}
+		if _, err := (&gitrepo.Client{CacheDir: t.TempDir()}).Apply(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		trees[withTree] = gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "main^{tree}")
+		got := gitserver.Files(t, repo, "main")
+		want := map[string]string{"README.md": "outside", "gitops/.sops.yaml": "kept", "gitops/a/keep.yaml": "same", "gitops/a/new.yaml": "new", "gitops/b/c/d.yaml": "deep", "gitops/empty.yaml": ""}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("withTree=%v: branch holds %v, want %v", withTree, got, want)
+		}
+		if out := gitserver.Git(t, "", nil, "--git-dir", repo, "fsck", "--full", "--strict"); strings.Contains(out, "error") {
+			t.Errorf("withTree=%v: git fsck: %s", withTree, out)
+		}
+	}
+	if trees[false] != trees[true] {
+		t.Errorf("root trees differ: built from files %s, from the planned tree %s", trees[false], trees[true])
 	}
 }
