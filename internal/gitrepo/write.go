@@ -203,7 +203,7 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		res.CommitSHA = base.String()
 		if created && !pr {
 			// The branch is created at the base commit; no new commit is needed.
-			if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil); err != nil {
+			if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil, nil); err != nil {
 				return res, err
 			}
 			res.Pushed = true
@@ -240,10 +240,11 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	if s.c.hookBeforeUpdate != nil {
 		s.c.hookBeforeUpdate(attempt)
 	}
-	if err := st.flush(); err != nil {
+	pack, err := st.flush()
+	if err != nil {
 		return res, err
 	}
-	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs); err != nil {
+	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs, pack); err != nil {
 		return res, err
 	}
 	res.CommitSHA = commit.String()
@@ -421,9 +422,9 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 }
 
 // updateRef moves refs/heads/<branch> from old (zero: must not exist) to target, or
-// pushes it with exactly objs (the objects new relative to old's tree). force
-// replaces whatever the branch holds (pull-request head branches only).
-func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, force bool, objs []plumbing.Hash) error {
+// pushes it with exactly objs (the objects new relative to old's tree; pack, when not nil, is the
+// pack the apply wrote them to). force replaces whatever the branch holds (pull-request head branches only).
+func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, force bool, objs []plumbing.Hash, pack *writtenPack) error {
 	name := plumbing.NewBranchReferenceName(branch)
 	if s.e.local {
 		if s.gitDir != s.e.dir {
@@ -433,7 +434,7 @@ func (s *session) updateRef(ctx context.Context, branch string, old, target plum
 		}
 		return s.casLocalRef(name, old, target, force)
 	}
-	if err := s.push(ctx, name, old, target, force, objs); err != nil {
+	if err := s.push(ctx, name, old, target, force, objs, pack); err != nil {
 		return err
 	}
 	return s.repo.Storer.SetReference(plumbing.NewHashReference(trackingRef(branch), target))

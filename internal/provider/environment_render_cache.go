@@ -7,8 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,10 +32,9 @@ type cachedRender struct {
 	res   *render.Result
 	diags model.Diagnostics
 
+	// tree indexes res by cluster type once, for the many calls that each narrow it to one.
 	indexOnce sync.Once
-	// filesByClusterType lists the paths of each cluster type's folder, README.md included.
-	filesByClusterType map[string][]string
-	assignmentsByCT    map[string][]int
+	tree      *render.TreeIndex
 }
 
 type renderCache struct {
@@ -156,59 +153,11 @@ func (c *renderCache) touch(k renderKey) {
 	}
 }
 
-func (e *cachedRender) index() {
-	e.indexOnce.Do(func() {
-		e.filesByClusterType = make(map[string][]string, len(e.res.ClusterTypes))
-		for p := range e.res.Files {
-			ct, _, _ := strings.Cut(p, "/")
-			e.filesByClusterType[ct] = append(e.filesByClusterType[ct], p)
-		}
-		e.assignmentsByCT = make(map[string][]int, len(e.res.ClusterTypes))
-		for i, a := range e.res.Assignments {
-			e.assignmentsByCT[a.ClusterType] = append(e.assignmentsByCT[a.ClusterType], i)
-		}
-	})
-}
-
-// only narrows a render to the folders of the named cluster types: assignments, files and content_hash
-// cover those folders only. cluster_types still lists every cluster type of the environment, so that it
-// can drive for_each, and unscheduled_deployment_targets stays environment-wide.
+// only narrows the render to the folders of the named cluster types (render.TreeIndex.Only), indexing
+// it on the first call.
 func (e *cachedRender) only(clusterTypes []string) (*render.Result, error) {
-	e.index()
-	known := make(map[string]bool, len(e.res.ClusterTypes))
-	for _, ct := range e.res.ClusterTypes {
-		known[ct] = true
-	}
-	wanted := map[string]bool{}
-	var unknown []string
-	for _, ct := range clusterTypes {
-		if !known[ct] {
-			unknown = append(unknown, fmt.Sprintf("%q", ct))
-		}
-		wanted[ct] = true
-	}
-	if len(unknown) > 0 {
-		return nil, fmt.Errorf("only_cluster_types names %s, which %s not a cluster type of environment %q; the environment has %d cluster types",
-			strings.Join(unknown, ", "), map[bool]string{true: "is", false: "are"}[len(unknown) == 1], e.res.Environment, len(e.res.ClusterTypes))
-	}
-	out := &render.Result{
-		Environment: e.res.Environment, Files: map[string]string{}, Unscheduled: e.res.Unscheduled,
-		ClusterTypes: e.res.ClusterTypes, PromotedCommit: e.res.PromotedCommit,
-	}
-	var indices []int
-	for ct := range wanted {
-		for _, p := range e.filesByClusterType[ct] {
-			out.Files[p] = e.res.Files[p]
-		}
-		indices = append(indices, e.assignmentsByCT[ct]...)
-	}
-	sort.Ints(indices) // the full list is sorted by cluster type, then deployment target
-	out.Assignments = make([]render.Assignment, len(indices))
-	for i, k := range indices {
-		out.Assignments[i] = e.res.Assignments[k]
-	}
-	out.ContentHash = render.ContentHash(out.Files)
-	return out, nil
+	e.indexOnce.Do(func() { e.tree = e.res.Index() })
+	return e.tree.Only(clusterTypes)
 }
 
 // renderCached renders through the shared cache, narrowed to only's cluster types unless only is nil.

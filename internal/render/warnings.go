@@ -166,3 +166,20 @@ func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
 	}
 	return out
 }
+
+// unscheduledWarning names the deployment targets that no scheduling policy places.
+func unscheduledWarning(environment string, unscheduled []string) model.Diagnostic {
+	return model.Diagnostic{
+		Severity: model.SeverityWarning, Summary: "Unscheduled deployment targets", Source: model.NoSource,
+		Detail: fmt.Sprintf("%d deployment target(s) in environment %q match no scheduling policy and are not placed on any cluster type: %s",
+			len(unscheduled), environment, abbreviate(unscheduled, 20)),
+	}
+}
+
+// abbreviate lists the names, the first limit of them and how many more.
+func abbreviate(names []string, limit int) string {
+	if len(names) <= limit {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:limit], ", ") + fmt.Sprintf(" and %d more", len(names)-limit)
+}

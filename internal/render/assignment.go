@@ -1,0 +1,377 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package render
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
+)
+
+type renderedAssignment struct {
+	files      []renderedFile
+	diags      []assignmentDiag
+	yamlIssues []yamlIssue
+	skipped    bool
+}
+
+func (e *Engine) renderAssignments(environment string, set *model.Set, targets []*DeploymentTarget, assignments []Assignment, opts Options) ([]renderedAssignment, model.Diagnostics) {
+	job := e.newAssignmentJob(environment, set, targets, opts)
+	defer job.cancel()
+	out := make([]renderedAssignment, len(assignments))
+	parallelFor(len(assignments), opts.Parallelism, func(i int) { out[i] = job.render(&assignments[i]) })
+	if d, stopped := job.stopDiagnostic(); stopped {
+		return nil, model.Diagnostics{d}
+	}
+	diags := mergeAssignmentDiags(out)
+	diags = append(diags, mergeYAMLIssues(out)...)
+	return out, diags
+}
+
+// renderedFile is one file of an assignment's folder; an assignment has at most three, so a slice
+// costs less than a map per assignment.
+type renderedFile struct{ path, content string }
+
+// newAssignmentJob indexes what every assignment's render looks up: cluster types, targets, templates, config sources.
+func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []*DeploymentTarget, opts Options) *assignmentJob {
+	clusterTypes := make(map[string]*model.ClusterType, len(set.ClusterTypes))
+	for _, ct := range set.ClusterTypes {
+		clusterTypes[ct.Metadata.Name] = ct
+	}
+	targetByName := make(map[string]*DeploymentTarget, len(targets))
+	for _, t := range targets {
+		targetByName[t.Name] = t
+	}
+	templates := make(map[string]*model.Template, len(builtinTemplates)+len(set.Templates))
+	for n, t := range builtinTemplates {
+		templates[n] = t
+	}
+	for _, t := range set.Templates {
+		templates[t.Metadata.Name] = t
+	}
+	sources := platformconfig.NewSources(set.ConfigMaps)
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	timeout, tmplTimeout, tmplMax, maxOut := opts.limits()
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	return &assignmentJob{
+		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
+		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{},
+		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
+	}
+}
+
+// stopDiagnostic is the one diagnostic of a render that stopped as a whole: canceled, past its deadline,
+// or stopped by the first template that hit a limit (which the other workers then stop for too).
+func (j *assignmentJob) stopDiagnostic() (model.Diagnostic, bool) {
+	j.stopMu.Lock()
+	defer j.stopMu.Unlock()
+	if j.stop != nil {
+		return *j.stop, true
+	}
+	if !j.cut.Load() {
+		return model.Diagnostic{}, false
+	}
+	if j.parent.Err() != nil {
+		return model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderCanceled, Source: model.NoSource,
+			Detail: fmt.Sprintf("the render of environment %q was canceled (Terraform was interrupted) before every assignment was rendered", j.environment)}, true
+	}
+	{
+		return model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
+			Detail: fmt.Sprintf("the render of environment %q took longer than %s; %s if the fleet really needs longer", j.environment, j.timeout, raise(AttrRenderTimeout))}, true
+	}
+}
+
+const (
+	// SummaryRenderLimit is the summary of a render or template stopped by a limit.
+	SummaryRenderLimit = "Render limit exceeded"
+	// SummaryRenderCanceled is the summary of a render that Terraform canceled.
+	SummaryRenderCanceled = "Render canceled"
+)
+
+// stopWith records the first diagnostic that stops the whole render and stops the other workers.
+func (j *assignmentJob) stopWith(d model.Diagnostic) {
+	j.stopMu.Lock()
+	if j.stop == nil {
+		j.stop = &d
+	}
+	j.stopMu.Unlock()
+	j.cancel()
+}
+
+// raise says where a limit is set.
+func raise(attr string) string {
+	return fmt.Sprintf("raise `%s` (a provider attribute; an option of provider::kalypso::environment_render)", attr)
+}
+
+// limitDiagnostic turns a template's limit error into a diagnostic naming the template, the deployment
+// target, the cluster type and the provider attribute to raise; ok is false for canceled renders, which
+// stopDiagnostic reports once.
+func (j *assignmentJob) limitDiagnostic(le *templating.LimitError, base model.Diagnostic, tmplName string, t *DeploymentTarget, ct string) (model.Diagnostic, bool) {
+	what := fmt.Sprintf("Template %q (deployment target %q of Workload %q on cluster type %q)", tmplName, t.Name, t.Workload, ct)
+	if le.Rerender > 0 {
+		what += fmt.Sprintf(", in text it inserted and re-rendered (render %d: a value from the Workload's manifests or from platform config that holds `{{`)", le.Rerender+1)
+	}
+	switch le.Kind {
+	case templating.LimitCanceled:
+		j.cut.Store(true)
+		return model.Diagnostic{}, false // canceled by Terraform or by another template's limit: reported once
+	case templating.LimitDeadline:
+		if d, ok := j.ctx.Deadline(); ok && !time.Now().Before(d) {
+			j.cut.Store(true)
+			return model.Diagnostic{}, false // the whole render's deadline: reported once
+		}
+		base.Detail = fmt.Sprintf("%s ran longer than %s: %s. Fix the template or value; if it really needs longer, %s", what, j.tmplTimeout, le.Detail, raise(AttrTemplateTimeout))
+	default:
+		base.Detail = fmt.Sprintf("%s: %s. Fix the template or value; if it really needs more, %s (now %d bytes)", what, le.Detail, raise(AttrMaxTemplateOutput), j.tmplMax)
+	}
+	base.Summary = SummaryRenderLimit
+	return base, true
+}
+
+type assignmentJob struct {
+	engine       *Engine
+	yamlChecks   *yamlChecker
+	environment  string
+	set          *model.Set
+	clusterTypes map[string]*model.ClusterType
+	targets      map[string]*DeploymentTarget
+	templates    map[string]*model.Template
+	sources      *platformconfig.Sources
+	opts         Options
+
+	parent, ctx context.Context
+	cancel      context.CancelFunc
+	timeout     time.Duration
+	tmplTimeout time.Duration
+	tmplMax     int
+	maxOutput   int64
+	written     atomic.Int64
+	cut         atomic.Bool // an assignment was skipped or stopped because the render was canceled or timed out
+	stopMu      sync.Mutex
+	stop        *model.Diagnostic
+}
+
+// render renders one assignment in three steps: validate its platform config and deployability, render
+// each of its files, and check the YAML of the files an input template wrote. An assignment that fails
+// a step keeps its diagnostics and writes no file.
+func (j *assignmentJob) render(a *Assignment) renderedAssignment {
+	if j.ctx.Err() != nil {
+		j.cut.Store(true)
+		return renderedAssignment{} // stopDiagnostic reports why
+	}
+	s := &assignmentRender{job: j, a: a, ct: j.clusterTypes[a.ClusterType], t: j.targets[a.DeploymentTarget]}
+	s.src = j.set.Source(model.KindClusterType, s.ct.Metadata.Name)
+	config, ok := s.validate()
+	if !ok {
+		return s.out
+	}
+	data := s.templateData(config)
+	files := make([]renderedFile, 0, 3)
+	for _, use := range s.fileTemplates() {
+		f, write, ok := s.renderFile(use, data)
+		if !ok {
+			return s.out
+		}
+		if write {
+			files = append(files, f)
+		}
+	}
+	s.out.files = files
+	return s.out
+}
+
+// assignmentRender is one assignment's render in progress: what its steps share and what they report.
+type assignmentRender struct {
+	job *assignmentJob
+	a   *Assignment
+	ct  *model.ClusterType
+	t   *DeploymentTarget
+	src model.Source // the cluster type's, which every diagnostic of the assignment names
+	out renderedAssignment
+}
+
+// fail adds a diagnostic about the assignment's cluster type.
+func (s *assignmentRender) fail(sev model.Severity, summary, field, detail string) {
+	s.out.diags = append(s.out.diags, assignmentDiag{target: s.t.Name, diag: model.Diagnostic{
+		Severity: sev, Summary: summary, Source: s.src, Kind: model.KindClusterType, Name: s.ct.Metadata.Name, Field: field, Detail: detail,
+	}})
+}
+
+// validate composes the assignment's platform config and checks it against the config schemas that
+// apply, then checks that a cluster can deploy the assignment; ok is false when rendering stops here.
+func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
+	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
+	// Shared with every assignment that matches the same sources; templating copies it before a template can modify it.
+	config = s.job.sources.ComposeShared(match)
+	if !s.validateConfig(match, config) {
+		return nil, false
+	}
+	if ds := s.job.deployability(s.a, s.t, s.ct, config); len(ds) > 0 {
+		s.out.diags = append(s.out.diags, ds...)
+		for _, d := range ds {
+			if d.diag.Severity == model.SeverityError {
+				return nil, false
+			}
+		}
+	}
+	return config, true
+}
+
+// validateConfig checks the config against every ConfigSchema whose labels match the assignment and
+// every schema of the deployment target. A violation is an error, or under config_validation = "warn"
+// a warning that skips the assignment.
+func (s *assignmentRender) validateConfig(match platformconfig.Target, config map[string]interface{}) bool {
+	type namedSchema struct{ name, text string }
+	var schemas []namedSchema
+	for _, cs := range s.job.set.ConfigSchemas {
+		if match.Matches(cs.Metadata.Labels) {
+			schemas = append(schemas, namedSchema{"ConfigSchema " + cs.Metadata.Name, cs.Spec.Schema})
+		}
+	}
+	for i, text := range s.t.ConfigSchemas {
+		schemas = append(schemas, namedSchema{fmt.Sprintf("deployment target configSchemas[%d]", i), text})
+	}
+	for _, schema := range schemas {
+		compiled, err := s.job.engine.schemas.Compile(schema.text)
+		if err != nil {
+			s.fail(model.SeverityError, "Invalid config schema", "", fmt.Sprintf("%s: %v", schema.name, err))
+			return false
+		}
+		if v := platformconfig.Validate(compiled, config); v != nil {
+			sev := model.SeverityError
+			if s.job.opts.ConfigValidation == ConfigValidationWarn {
+				sev = model.SeverityWarning
+				s.out.skipped = true
+			}
+			s.fail(sev, "Platform config violates schema", "",
+				fmt.Sprintf("%s rejects field %s: %s. Fix the platform ConfigMaps, or set config_validation = \"warn\" to skip this assignment", schema.name, v.Field, v.Message))
+			return false
+		}
+	}
+	return true
+}
+
+// templateData is what the assignment's templates see.
+func (s *assignmentRender) templateData(config map[string]interface{}) *templating.Data {
+	return &templating.Data{
+		DeploymentTargetName: s.t.Name,
+		Namespace:            s.a.Namespace,
+		Environment:          s.job.environment,
+		Workspace:            s.t.Workspace,
+		Workload:             s.t.Workload,
+		Labels:               s.t.Labels,
+		Manifests:            s.t.Manifests,
+		ClusterType:          s.ct.Metadata.Name,
+		ConfigData:           config,
+		ConfigFrozen:         true,
+	}
+}
+
+// templateUse is one file of an assignment: the cluster type field that names its template, the
+// template's name and the file's name (the platform config's without its extension).
+type templateUse struct{ field, name, file string }
+
+// fileTemplates are the assignment's three files, in the order they are rendered.
+func (s *assignmentRender) fileTemplates() [3]templateUse {
+	configType := s.ct.Spec.ConfigType
+	if configType == "" {
+		configType = model.DefaultConfigType
+	}
+	return [3]templateUse{
+		{"spec.reconciler", s.ct.Spec.Reconciler, model.ReconcilerFile},
+		{"spec.namespaceService", s.ct.Spec.NamespaceService, model.NamespaceFile},
+		{"spec.configType", configType, model.PlatformConfigFile},
+	}
+}
+
+// renderFile renders one file of the assignment within the render's limits. write is false for a file
+// the tree leaves out (an empty platform config); ok is false when the assignment stops here.
+func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f renderedFile, write, ok bool) {
+	tmpl, found := s.job.templates[use.name]
+	if !found {
+		s.fail(model.SeverityError, "Missing template", use.field,
+			fmt.Sprintf("template %q is not in the input and is not built in (%s); add a Template named %q or change %s", use.name, strings.Join(BuiltinTemplateNames(), ", "), use.name, use.field))
+		return f, false, false
+	}
+	out, ok := s.execute(use, tmpl, data)
+	if !ok {
+		return f, false, false
+	}
+	content := fileContent(out)
+	if !s.job.countOutput(content, s.a.Path, use.file) {
+		return f, false, false
+	}
+	if !writesFile(use.file, content) {
+		return f, false, true
+	}
+	file := fileName(use.file, tmpl.Spec.ContentType)
+	s.checkYAML(use, tmpl, file, out)
+	return renderedFile{filePath(s.a.Path, file), content}, true, true
+}
+
+// execute runs the template within the template timeout (or the render's deadline, if sooner) and
+// output limit. A limit stops the whole render; any other template error fails the assignment.
+func (s *assignmentRender) execute(use templateUse, tmpl *model.Template, data *templating.Data) ([]string, bool) {
+	j := s.job
+	deadline := time.Now().Add(j.tmplTimeout)
+	if d, ok := j.ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	out, err := j.engine.templates.ExecuteAllLimited(tmpl.Spec.Manifests, data, templating.Limits{Context: j.ctx, Deadline: deadline, MaxOutput: j.tmplMax})
+	if le, ok := templating.AsLimitError(err); ok {
+		base := model.Diagnostic{Severity: model.SeverityError, Source: s.src, Kind: model.KindClusterType, Name: s.ct.Metadata.Name, Field: use.field}
+		if d, ok := j.limitDiagnostic(le, base, use.name, s.t, s.ct.Metadata.Name); ok {
+			d.Detail = fmt.Sprintf("%s (%s)", d.Detail, strings.SplitN(err.Error(), ":", 2)[0])
+			j.stopWith(d)
+		}
+		return nil, false
+	}
+	if err != nil {
+		s.fail(model.SeverityError, "Template failed", use.field, fmt.Sprintf("Template %q %v", use.name, err))
+		return nil, false
+	}
+	return out, true
+}
+
+// countOutput adds a file's content to the size of the rendered tree; past the render's output limit
+// it stops the whole render and returns false.
+func (j *assignmentJob) countOutput(content, folder, file string) bool {
+	if total := j.written.Add(int64(len(content))); total > j.maxOutput {
+		j.stopWith(model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
+			Detail: fmt.Sprintf("the rendered tree of environment %q grew past %d bytes (at %s/%s); %s if the fleet really is that large",
+				j.environment, j.maxOutput, folder, file, raise(AttrMaxOutput))})
+		return false
+	}
+	return true
+}
+
+// checkYAML warns about each manifest of an input template that rendered text that is not YAML into a
+// .yaml file. Built-in templates quote every value they insert, so they are not checked.
+func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file string, out []string) {
+	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
+		return
+	}
+	for i, m := range out {
+		err := s.job.yamlChecks.invalid(m, s.a.Namespace, s.t.Name, s.ct.Metadata.Name, s.t.Workload, s.job.environment)
+		if err == nil {
+			continue
+		}
+		s.out.yamlIssues = append(s.out.yamlIssues, yamlIssue{key: fmt.Sprintf("%s\x00%d", use.name, i), diag: model.Diagnostic{
+			Severity: model.SeverityWarning, Summary: SummaryInvalidYAML, Source: s.src, Kind: model.KindClusterType, Name: s.ct.Metadata.Name, Field: use.field,
+			Detail: fmt.Sprintf("%s (deployment target %q on cluster type %q): manifests[%d] of Template %q rendered text that is not YAML: %v. "+
+				"The file is written as rendered, as upstream Kalypso does, but Flux or Argo CD will fail to apply it; fix the template.",
+				filePath(s.a.Path, file), s.t.Name, s.ct.Metadata.Name, i, use.name, err),
+		}})
+	}
+}

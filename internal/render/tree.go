@@ -1,0 +1,198 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+)
+
+// The GitOps tree, as upstream writes it: a folder per cluster type holding README.md and a folder per
+// deployment target placed on it, which holds reconciler.yaml, namespace.yaml and, unless empty,
+// platform-config.yaml (or .sh). Every path of a Result.Files is one of
+//
+//	<clusterType>/README.md
+//	<clusterType>/<deploymentTarget>/<file>
+//
+// and this file is the only place that builds or reads that layout.
+
+// readmePath is the path of a cluster type folder's README.md.
+func readmePath(clusterType string) string { return clusterType + "/" + model.ReadmeFile }
+
+// assignmentPath is the folder of a deployment target placed on a cluster type (Assignment.Path).
+func assignmentPath(clusterType, target string) string { return clusterType + "/" + target }
+
+// filePath is the path of a file in an assignment's folder.
+func filePath(folder, file string) string { return folder + "/" + file }
+
+// clusterTypeOf is the cluster type whose folder holds a path of the tree.
+func clusterTypeOf(path string) string {
+	ct, _, _ := strings.Cut(path, "/")
+	return ct
+}
+
+// fileName is the name of the file a template writes in an assignment's folder: the platform config
+// takes its extension from its template's content type.
+func fileName(file, contentType string) string {
+	if file != model.PlatformConfigFile {
+		return file
+	}
+	if contentType == model.ContentTypeSh {
+		return file + ".sh"
+	}
+	return file + ".yaml"
+}
+
+// writesFile reports whether a rendered file is written: reconciler.yaml and namespace.yaml always are,
+// even empty; the platform config only when it is not empty (DESIGN.md §3, GitOps tree).
+func writesFile(file, content string) bool {
+	return file != model.PlatformConfigFile || content != ""
+}
+
+// fileContent joins the manifests a template rendered into one file, with a bare `---\n` and nothing
+// else inserted.
+func fileContent(manifests []string) string { return strings.Join(manifests, "---\n") }
+
+// newTree starts the result of an environment with a README.md per cluster type.
+func newTree(environment string, set *model.Set, assignments int) *Result {
+	// Three files per assignment and a README per cluster type: sized once, the map never grows.
+	res := &Result{Environment: environment, Files: make(map[string]string, 3*assignments+len(set.ClusterTypes)), PromotedCommit: set.PromotedCommit()}
+	for _, ct := range set.ClusterTypes {
+		res.ClusterTypes = append(res.ClusterTypes, ct.Metadata.Name)
+		res.Files[readmePath(ct.Metadata.Name)] = model.ReadmeText
+	}
+	return res
+}
+
+// layoutTree adds every rendered, unskipped assignment and its files to the result's GitOps tree.
+func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssignment) {
+	kept := 0
+	for _, r := range rendered {
+		if !r.skipped {
+			kept++
+		}
+	}
+	// Sized once (the slice grows from nil as before, so that no assignments stays nil).
+	res.Assignments = slices.Grow(res.Assignments, kept)
+	for i, r := range rendered {
+		if r.skipped {
+			continue
+		}
+		res.Assignments = append(res.Assignments, assignments[i])
+		for _, f := range r.files {
+			res.Files[f.path] = f.content
+		}
+	}
+}
+
+// ContentHash is a SHA-256 over the sorted paths of a file map, each followed by the SHA-256 of its
+// content. Hashing each file on its own lets every core take a share: at 100k assignments the tree is
+// about 200 MB, and one sequential SHA-256 over it was the longest single-threaded step of a render.
+func ContentHash(files map[string]string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	sums := make([][sha256.Size]byte, len(paths))
+	const chunk = 256
+	parallelFor((len(paths)+chunk-1)/chunk, 0, func(c int) {
+		for i := c * chunk; i < len(paths) && i < (c+1)*chunk; i++ {
+			sums[i] = sha256.Sum256(stringBytes(files[paths[i]]))
+		}
+	})
+	h := sha256.New()
+	for i, p := range paths {
+		h.Write(stringBytes(p))
+		h.Write([]byte{0})
+		h.Write(sums[i][:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// stringBytes views s as bytes without copying, for writers that only read (io.Writer must neither
+// modify nor retain p): hashing a 100k-assignment tree would otherwise copy its 200 MB of content.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// TreeIndex groups a result's files and assignments by cluster type. A large fleet is delivered one
+// cluster type at a time, narrowing the same render once per cluster type; with the index each
+// narrowing copies its own folder instead of scanning the whole tree.
+type TreeIndex struct {
+	res         *Result
+	files       map[string][]string // cluster type → the paths of its folder, README.md included
+	assignments map[string][]int    // cluster type → indices into res.Assignments
+}
+
+// Index indexes the result by cluster type. The result must not change afterwards.
+func (r *Result) Index() *TreeIndex {
+	x := &TreeIndex{
+		res:         r,
+		files:       make(map[string][]string, len(r.ClusterTypes)),
+		assignments: make(map[string][]int, len(r.ClusterTypes)),
+	}
+	for p := range r.Files {
+		ct := clusterTypeOf(p)
+		x.files[ct] = append(x.files[ct], p)
+	}
+	for i, a := range r.Assignments {
+		x.assignments[a.ClusterType] = append(x.assignments[a.ClusterType], i)
+	}
+	return x
+}
+
+// Only narrows the result to the folders of the named cluster types; see TreeIndex.Only. To narrow one
+// result several times, index it once with Index.
+func (r *Result) Only(clusterTypes []string) (*Result, error) {
+	return r.Index().Only(clusterTypes)
+}
+
+// Only narrows the indexed result to the folders of the named cluster types: assignments, files and
+// ContentHash cover those folders only. ClusterTypes still lists every cluster type of the environment,
+// so that it can drive a for_each, and Unscheduled stays environment-wide. Naming a cluster type the
+// environment does not have is an error.
+func (x *TreeIndex) Only(clusterTypes []string) (*Result, error) {
+	known := make(map[string]bool, len(x.res.ClusterTypes))
+	for _, ct := range x.res.ClusterTypes {
+		known[ct] = true
+	}
+	wanted := map[string]bool{}
+	var unknown []string
+	for _, ct := range clusterTypes {
+		if !known[ct] {
+			unknown = append(unknown, fmt.Sprintf("%q", ct))
+		}
+		wanted[ct] = true
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("%s names %s, which %s not a cluster type of environment %q; the environment has %d cluster types",
+			AttrOnlyClusterTypes, strings.Join(unknown, ", "), map[bool]string{true: "is", false: "are"}[len(unknown) == 1], x.res.Environment, len(x.res.ClusterTypes))
+	}
+	out := &Result{
+		Environment: x.res.Environment, Files: map[string]string{}, Unscheduled: x.res.Unscheduled,
+		ClusterTypes: x.res.ClusterTypes, PromotedCommit: x.res.PromotedCommit,
+	}
+	var indices []int
+	for ct := range wanted {
+		for _, p := range x.files[ct] {
+			out.Files[p] = x.res.Files[p]
+		}
+		indices = append(indices, x.assignments[ct]...)
+	}
+	sort.Ints(indices) // the full list is sorted by cluster type, then deployment target
+	out.Assignments = make([]Assignment, len(indices))
+	for i, k := range indices {
+		out.Assignments[i] = x.res.Assignments[k]
+	}
+	out.ContentHash = ContentHash(out.Files)
+	return out, nil
+}
