@@ -6,7 +6,10 @@ package gitrepo_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
@@ -104,4 +107,116 @@ func BenchmarkRefreshRead20k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// fleetFiles returns a desired tree shaped like one environment of the 86k fleetgen preset: cts
+// cluster-type directories of perCT deployment-target directories holding three small manifests each
+// (3*cts*perCT blobs, cts*perCT + cts + 1 trees).
+func fleetFiles(cts, perCT int) map[string][]byte {
+	files := make(map[string][]byte, 3*cts*perCT)
+	for c := 0; c < cts; c++ {
+		for t := 0; t < perCT; t++ {
+			dir := fmt.Sprintf("cluster-type-%03d/app-%03d-target-%03d", c, t%37, t)
+			files[dir+"/namespace.yaml"] = []byte(fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: dev-app-%03d-%03d-%03d\n  labels:\n    environment: dev\n    workspace: team-%d\n", c, t%37, t, t%11))
+			files[dir+"/config.yaml"] = []byte(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: platform-config\n  namespace: dev-app-%03d-%03d-%03d\ndata:\n  CLUSTER_TYPE: cluster-type-%03d\n  REGION: region-%d\n  REPLICAS: \"%d\"\n  DB_URL: postgres://db-%d.internal:5432/app\n", c, t%37, t, c, c%5, 1+t%4, t%13))
+			files[dir+"/reconciler.yaml"] = []byte(fmt.Sprintf("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: app-%03d-target-%03d\n  namespace: flux-system\nspec:\n  interval: 30s\n  url: https://github.com/example/app-%03d-gitops\n  ref:\n    branch: dev\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app-%03d-target-%03d\n  namespace: flux-system\nspec:\n  interval: 30s\n  prune: true\n  path: ./cluster-type-%03d/target-%03d\n  sourceRef:\n    kind: GitRepository\n    name: app-%03d-target-%03d\n", t%37, t, t%37, t%37, t, c, t, t%37, t))
+		}
+	}
+	return files
+}
+
+// BenchmarkFirstApply350k measures the first delivery of a whole environment at the scale of the 86k
+// preset (261k blobs, 87k trees, one commit: about 348k new objects in one pack) into a branch holding
+// only a README: hashing, trees, the pack, and for smart-http the push of every object to git
+// http-backend. The push_s metric is the push alone.
+// Run: go test ./internal/gitrepo -run '^$' -bench FirstApply350k -benchtime 1x -count 3
+func BenchmarkFirstApply350k(b *testing.B) {
+	files := fleetFiles(300, 290)
+	root := b.TempDir()
+	srv := gitserver.Start(b, root, gitserver.Options{Token: "t"})
+	for _, tc := range []struct {
+		name   string
+		url    func(repo string) string
+		client func() *gitrepo.Client
+	}{
+		{"file", func(repo string) string { return "file://" + root + "/" + repo }, func() *gitrepo.Client { return &gitrepo.Client{CacheDir: b.TempDir()} }},
+		{"smart-http", srv.RepoURL, func() *gitrepo.Client { return &gitrepo.Client{CacheDir: b.TempDir(), Auth: gitrepo.Auth{Token: "t"}} }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var push time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				name := fmt.Sprintf("%s-%d-%d.git", tc.name, i, time.Now().UnixNano())
+				repo := gitserver.NewSeededRepo(b, root, name, "main", map[string]string{"README.md": "outside"})
+				c := tc.client()
+				c.Debug = func(_ context.Context, msg string, fields map[string]any) {
+					if msg == "git push" {
+						ms, _ := fields["duration_ms"].(int64)
+						push += time.Duration(ms) * time.Millisecond
+					}
+				}
+				ctx := context.Background()
+				req := gitrepo.ApplyRequest{RepoURL: tc.url(name), Branch: "main", Path: "gitops", Files: files}
+				if _, err := c.Snapshot(ctx, req.RepoURL, "main", "gitops", nil); err != nil { // the plan's read warms the cache
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				res, err := c.Apply(ctx, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if !res.Pushed || len(res.Changes.Added) != len(files) {
+					b.Fatalf("pushed %v, %d files added, want %d", res.Pushed, len(res.Changes.Added), len(files))
+				}
+				if n := gitserver.CommitCount(b, repo, "main"); n != 2 {
+					b.Fatalf("%d commits, want 2", n)
+				}
+				_ = os.RemoveAll(repo)
+				b.StartTimer()
+			}
+			b.ReportMetric(push.Seconds()/float64(b.N), "push_s/op")
+		})
+	}
+}
+
+// BenchmarkWritePack350k measures the write alone of BenchmarkFirstApply350k's objects (348k: 261k
+// blobs, 87k trees) as one pack with its index into a bare repository, once they are staged.
+// Run: go test ./internal/gitrepo -run '^$' -bench WritePack350k -benchtime 1x -count 3
+func BenchmarkWritePack350k(b *testing.B) {
+	files := fleetFiles(300, 290)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		repo := gitserver.NewBareRepo(b, b.TempDir(), "r.git", "main")
+		n, write, err := gitrepo.StagePack(repo, "gitops", files)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := write(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(n), "objects")
+		b.ReportMetric(float64(dirSize(b, filepath.Join(repo, "objects", "pack")))/(1<<20), "pack_MiB")
+		b.StartTimer()
+	}
+}
+
+func dirSize(b *testing.B, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			n += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }

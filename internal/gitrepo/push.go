@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
@@ -21,10 +22,16 @@ import (
 // receive-pack command. The server applies the update only if ref still holds
 // old (compare-and-swap), so a concurrent writer is never overwritten; that case
 // returns errRejected. With force, old is whatever the server advertises.
-func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash) (err error) {
+//
+// When the apply wrote objs to a pack (pack holds them all), that file is sent as it is. go-git's
+// encoder would read the 350k objects of a first delivery back, search deltas among them and compress
+// them again at zlib's default level: 40 to 80 s of a first apply over smart HTTP. The pack is
+// undeltified, and larger for it, but valid for every server: git's index-pack takes it as any other.
+func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash, pack *writtenPack) (err error) {
 	start := time.Now()
+	sent := "encoded"
 	defer func() {
-		s.debug(ctx, "git push", start, err, map[string]any{"ref": ref.String(), "old": old.String(), "new": target.String(), "objects": len(objs), "force": force})
+		s.debug(ctx, "git push", start, err, map[string]any{"ref": ref.String(), "old": old.String(), "new": target.String(), "objects": len(objs), "force": force, "pack": sent})
 	}()
 	ctx, cancel := s.c.withTimeout(ctx)
 	defer cancel()
@@ -79,12 +86,16 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 			uniq = append(uniq, h)
 		}
 	}
+	if pack == nil || !pack.holds(uniq) {
+		pack = nil
+	} else {
+		sent = "the apply's pack"
+	}
 	rd, wr := io.Pipe()
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		enc := packfile.NewEncoder(wr, s.repo.Storer, false)
-		if _, err := enc.Encode(uniq, 10); err != nil {
+		if err := sendPack(wr, s.repo.Storer, uniq, pack); err != nil {
 			done <- wr.CloseWithError(err)
 			return
 		}
@@ -111,4 +122,22 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 		}
 	}
 	return nil
+}
+
+// sendPack writes the pack of a push holding objs: the apply's own pack when there is one (it holds
+// them all), else (a few loose objects) one encoded by go-git, with deltas against nearby objects.
+func sendPack(w io.Writer, st storer.EncodedObjectStorer, objs []plumbing.Hash, pack *writtenPack) error {
+	if pack != nil {
+		f, err := pack.open()
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(w, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	_, err := packfile.NewEncoder(w, st, false).Encode(objs, 10)
+	return err
 }

@@ -7,10 +7,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // A delivery of a whole environment writes hundreds of thousands of objects (260k blobs and 87k trees
@@ -28,29 +27,27 @@ const packThreshold = 100
 // stagingStorer is base with writes held in memory until flush.
 type stagingStorer struct {
 	storer.EncodedObjectStorer
-	mem   *memory.Storage
-	order []plumbing.Hash
+	staged map[plumbing.Hash]plumbing.EncodedObject
+	order  []plumbing.EncodedObject
 }
 
 func newStaging(base storer.EncodedObjectStorer) *stagingStorer {
-	return &stagingStorer{EncodedObjectStorer: base, mem: memory.NewStorage()}
+	return &stagingStorer{EncodedObjectStorer: base, staged: map[plumbing.Hash]plumbing.EncodedObject{}}
 }
 
 func (s *stagingStorer) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
 
 func (s *stagingStorer) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	if s.mem.HasEncodedObject(o.Hash()) == nil {
-		return o.Hash(), nil
+	h := o.Hash()
+	if _, ok := s.staged[h]; !ok {
+		s.staged[h] = o
+		s.order = append(s.order, o)
 	}
-	h, err := s.mem.SetEncodedObject(o)
-	if err == nil {
-		s.order = append(s.order, h)
-	}
-	return h, err
+	return h, nil
 }
 
 func (s *stagingStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if o, err := s.mem.EncodedObject(t, h); err == nil {
+	if o, ok := s.staged[h]; ok && (t == plumbing.AnyObject || o.Type() == t) {
 		return o, nil
 	}
 	return s.EncodedObjectStorer.EncodedObject(t, h)
@@ -61,47 +58,46 @@ func (s *stagingStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (p
 // same loose file), while asking the repository about each of the 347k new objects of a first
 // delivery cost a failed loose-file open and a pack index lookup apiece, a fifth of the apply.
 func (s *stagingStorer) HasEncodedObject(h plumbing.Hash) error {
-	return s.mem.HasEncodedObject(h)
+	if _, ok := s.staged[h]; ok {
+		return nil
+	}
+	return plumbing.ErrObjectNotFound
 }
 
 func (s *stagingStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if size, err := s.mem.EncodedObjectSize(h); err == nil {
-		return size, nil
+	if o, ok := s.staged[h]; ok {
+		return o.Size(), nil
 	}
 	return s.EncodedObjectStorer.EncodedObjectSize(h)
 }
 
-// flush writes the staged objects to base: one pack from packThreshold objects on, when base can take
-// packs, else loose objects. The staging area is empty afterwards.
-func (s *stagingStorer) flush() error {
-	defer func() { s.mem, s.order = memory.NewStorage(), nil }()
+// packStorage is a storage that can take a pack written next to its objects (go-git's filesystem
+// storage). Reindex makes it read the pack list again: it caches the indexes it has loaded.
+type packStorage interface {
+	Filesystem() billy.Filesystem
+	Reindex()
+}
+
+// flush writes the staged objects to base: one pack (packwrite.go) from packThreshold objects on, when
+// base can take packs, else loose objects. It returns the pack written, if any: it holds exactly the
+// objects a push of this change sends. The staging area is empty afterwards.
+func (s *stagingStorer) flush() (*writtenPack, error) {
+	defer func() { s.staged, s.order = map[plumbing.Hash]plumbing.EncodedObject{}, nil }()
 	if len(s.order) == 0 {
-		return nil
+		return nil, nil
 	}
-	if pw, ok := s.EncodedObjectStorer.(storer.PackfileWriter); ok && len(s.order) >= packThreshold {
-		w, err := pw.PackfileWriter()
+	if ps, ok := s.EncodedObjectStorer.(packStorage); ok && len(s.order) >= packThreshold {
+		p, err := writePack(ps.Filesystem(), s.order)
 		if err != nil {
-			return fmt.Errorf("writing a pack: %w", err)
+			return nil, fmt.Errorf("writing a pack: %w", err)
 		}
-		// No deltas: finding them costs more than it saves for trees of distinct small files.
-		_, err = packfile.NewEncoder(w, s.mem, false).Encode(s.order, 0)
-		// Close finishes the pack and its index; on an error it leaves only a temporary file, which no ref
-		// points to, as an interrupted git push does.
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("writing a pack: %w", err)
-		}
-		return nil
+		ps.Reindex()
+		return p, nil
 	}
 	var errs []error
-	for _, h := range s.order {
-		o, err := s.mem.EncodedObject(plumbing.AnyObject, h)
-		if err == nil {
-			_, err = s.EncodedObjectStorer.SetEncodedObject(o)
-		}
+	for _, o := range s.order {
+		_, err := s.EncodedObjectStorer.SetEncodedObject(o)
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return nil, errors.Join(errs...)
 }

@@ -55,6 +55,14 @@ func TestApply_LargeChangesArePackedSmallOnesLoose(t *testing.T) {
 				files[fmt.Sprintf("ct-%d/target-%d/namespace.yaml", i%7, i)] = fmt.Sprintf("name: ns-%d\n", i)
 			}
 			ctx := context.Background()
+			// Over smart HTTP, the push sends the pack the apply wrote as it is; a small change is encoded.
+			var sent []any
+			tg.client.Debug = func(_ context.Context, msg string, fields map[string]any) {
+				if msg == "git push" {
+					sent = append(sent, fields["pack"])
+				}
+			}
+			defer func() { tg.client.Debug = nil }()
 			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", Path: "gitops", Files: bytesMap(files), Message: "large"}
 			if _, err := tg.client.Apply(ctx, req); err != nil {
 				t.Fatal(err)
@@ -92,6 +100,11 @@ func TestApply_LargeChangesArePackedSmallOnesLoose(t *testing.T) {
 			}
 			if n := gitserver.CommitCount(t, repo, "main"); n != 3 {
 				t.Errorf("%d commits, want 3", n)
+			}
+			if want := []any{"the apply's pack", "encoded"}; tg.name == "smart-http" && !reflect.DeepEqual(sent, want) {
+				t.Errorf("pushes sent %v, want %v", sent, want)
+			} else if tg.name == "file" && len(sent) != 0 {
+				t.Errorf("a local repository was pushed to: %v", sent)
 			}
 		})
 	}

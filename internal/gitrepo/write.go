@@ -37,6 +37,9 @@ type ApplyRequest struct {
 	Path string
 	// Files maps names relative to Path to content. Names may not start with a dot-entry.
 	Files map[string][]byte
+	// Tree, when set, is NewTreeFromFiles(Files), built earlier in this process (by the plan): the apply
+	// then does not hash and build the whole tree again.
+	Tree *Tree
 	// RootFiles are written at repository-root-relative paths (e.g. .github/tracking/Promoted_Commit_Id).
 	RootFiles map[string][]byte
 	// DeleteRootFiles are repository-root-relative paths removed when present.
@@ -200,7 +203,7 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		res.CommitSHA = base.String()
 		if created && !pr {
 			// The branch is created at the base commit; no new commit is needed.
-			if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil); err != nil {
+			if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil, nil); err != nil {
 				return res, err
 			}
 			res.Pushed = true
@@ -237,10 +240,11 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	if s.c.hookBeforeUpdate != nil {
 		s.c.hookBeforeUpdate(attempt)
 	}
-	if err := st.flush(); err != nil {
+	pack, err := st.flush()
+	if err != nil {
 		return res, err
 	}
-	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs); err != nil {
+	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs, pack); err != nil {
 		return res, err
 	}
 	res.CommitSHA = commit.String()
@@ -303,13 +307,23 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 			}
 		}
 	}
-	for name, content := range req.Files {
-		if content == nil {
-			content = []byte{}
+	if t := req.Tree; t != nil && t.full {
+		// The plan built this tree from the same files: only the top level, which holds the dot-entries, is new.
+		for name, l := range t.root.leaves {
+			node.leaves[name] = l
 		}
-		h := plumbing.ComputeHash(plumbing.BlobObject, content)
-		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: h}, content: content}); err != nil {
-			return plumbing.ZeroHash, err
+		for name, d := range t.root.dirs {
+			node.dirs[name] = d
+		}
+	} else {
+		for name, content := range req.Files {
+			if content == nil {
+				content = []byte{}
+			}
+			h := plumbing.ComputeHash(plumbing.BlobObject, content)
+			if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: h}, content: content}); err != nil {
+				return plumbing.ZeroHash, err
+			}
 		}
 	}
 	newSub := plumbing.ZeroHash
@@ -318,7 +332,11 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 			return plumbing.ZeroHash, err
 		}
 	} else {
-		if _, err := node.encode(st.NewEncodedObject); err != nil {
+		encode := node.encode
+		if req.Tree != nil && req.Tree.full {
+			encode = node.encodeShallow
+		}
+		if _, err := encode(st.NewEncodedObject); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if err := b.persist(node, oldSub, ""); err != nil {
@@ -404,9 +422,9 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 }
 
 // updateRef moves refs/heads/<branch> from old (zero: must not exist) to target, or
-// pushes it with exactly objs (the objects new relative to old's tree). force
-// replaces whatever the branch holds (pull-request head branches only).
-func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, force bool, objs []plumbing.Hash) error {
+// pushes it with exactly objs (the objects new relative to old's tree; pack, when not nil, is the
+// pack the apply wrote them to). force replaces whatever the branch holds (pull-request head branches only).
+func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, force bool, objs []plumbing.Hash, pack *writtenPack) error {
 	name := plumbing.NewBranchReferenceName(branch)
 	if s.e.local {
 		if s.gitDir != s.e.dir {
@@ -416,7 +434,7 @@ func (s *session) updateRef(ctx context.Context, branch string, old, target plum
 		}
 		return s.casLocalRef(name, old, target, force)
 	}
-	if err := s.push(ctx, name, old, target, force, objs); err != nil {
+	if err := s.push(ctx, name, old, target, force, objs, pack); err != nil {
 		return err
 	}
 	return s.repo.Storer.SetReference(plumbing.NewHashReference(trackingRef(branch), target))
