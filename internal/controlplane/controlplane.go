@@ -8,7 +8,6 @@ package controlplane
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -96,7 +95,7 @@ func ReadGit(ctx context.Context, repo, branch, dir string, opts Options) (*Resu
 	}
 	commit, files, err := client.ReadTree(ctx, repo, branch, "")
 	if err != nil {
-		return nil, model.Diagnostics{errorDiag("Cannot read control-plane repository", describeGitError(err))}
+		return nil, model.Diagnostics{errorDiag("Cannot read control-plane repository", describeGitError(err, controlPlaneFields))}
 	}
 	if sub != "" && !hasPrefixDir(files, sub) {
 		return nil, model.Diagnostics{errorDiag("Cannot read control-plane repository", fmt.Sprintf(
@@ -109,21 +108,16 @@ func ReadGit(ctx context.Context, repo, branch, dir string, opts Options) (*Resu
 	return res, diags
 }
 
-func describeGitError(err error) string {
-	hint := ""
-	switch {
-	case errors.Is(err, gitrepo.ErrRepositoryNotFound):
-		hint = "check the repository URL, the provider's git_url_rewrites, and that the credentials can see it"
-	case errors.Is(err, gitrepo.ErrBranchNotFound):
-		hint = "check the branch name"
-	case errors.Is(err, gitrepo.ErrAuth):
-		hint = "configure git_token/GIT_TOKEN or ssh_private_key on the provider"
-	case errors.Is(err, gitrepo.ErrPathNotFound):
-		hint = "check the path"
-	default:
-		hint = "check that the repository is reachable from this machine"
-	}
-	return err.Error() + "; " + hint
+// The attributes that set a Git read: the data source's git block, and a WorkloadRegistration's workload source.
+var (
+	controlPlaneFields = gitrepo.Fields{Repo: "git.repo", Branch: "git.branch", Path: "git.path"}
+	workloadFields     = gitrepo.Fields{Repo: "spec.workload.repo", Branch: "spec.workload.branch", Path: "spec.workload.path"}
+)
+
+// describeGitError is the error and what to do about it.
+func describeGitError(err error, f gitrepo.Fields) string {
+	hint, _ := gitrepo.Hint(err, f)
+	return err.Error() + ". " + hint
 }
 
 func hasPrefixDir(files map[string][]byte, dir string) bool {
@@ -240,7 +234,7 @@ func ReadFiles(ctx context.Context, files map[string][]byte, sub string, opts Op
 			}
 			commit, wdocs, err := workloadsource.FetchDocuments(ctx, client, reg)
 			if err != nil {
-				d := errorDiag("Cannot resolve the Workload of a WorkloadRegistration", describeGitError(err))
+				d := errorDiag("Cannot resolve the Workload of a WorkloadRegistration", describeGitError(err, workloadFields))
 				d.Source, d.Kind, d.Name, d.Field = set.Source(model.KindWorkloadRegistration, reg.Metadata.Name), model.KindWorkloadRegistration, reg.Metadata.Name, "spec.workload"
 				diags = append(diags, d)
 				continue

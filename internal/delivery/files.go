@@ -4,9 +4,7 @@
 package delivery
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
 
@@ -89,29 +87,8 @@ func ReadManaged(ins *gitrepo.Inspection, known map[string]string, read BlobRead
 	return files, nil
 }
 
+// gitFields names the attributes of kalypso_gitops_commit that set each input of its Git operations.
+var gitFields = gitrepo.Fields{Repo: "repository_url", Branch: "branch", Path: "path", Names: "path or the file names in files", Writes: true}
+
 // ErrorHint says what to do about a Git error, and names the attribute it concerns ("" for none).
-func ErrorHint(err error) (hint, attribute string) {
-	switch {
-	case errors.Is(err, gitrepo.ErrCredentialsInURL):
-		return "Remove credentials from repository_url (and from the provider's git_url_rewrites) and set the provider's git_token (or GIT_TOKEN/GITHUB_TOKEN) or ssh_private_key instead.", "repository_url"
-	case errors.Is(err, gitrepo.ErrAuth):
-		return "Check the provider's git_token (GIT_TOKEN/GITHUB_TOKEN) for https, or ssh_private_key and ssh_known_hosts for ssh, and that they may read and push the repository.", ""
-	case errors.Is(err, gitrepo.ErrRepositoryNotFound):
-		return "Check repository_url and the provider's git_url_rewrites.", "repository_url"
-	case errors.Is(err, gitrepo.ErrBranchNotFound):
-		return "Check branch; in pull-request mode the base branch must exist.", "branch"
-	case errors.Is(err, gitrepo.ErrStale):
-		return "Someone changed files under path after the plan was made, so the plan no longer shows what the apply would do. Nothing was written; run terraform plan (or apply) again and review the new changes.", ""
-	case errors.Is(err, gitrepo.ErrConflict):
-		return "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again.", ""
-	case errors.Is(err, gitrepo.ErrTimeout):
-		return "The Git server did not answer within the provider's git_timeout; nothing was written. Raise git_timeout (or KALYPSO_GIT_TIMEOUT) for slow or large remotes, or check the server.", ""
-	case errors.Is(err, gitrepo.ErrInvalidInput):
-		return "Fix path or the file names in files.", ""
-	case errors.Is(err, fs.ErrPermission):
-		return "The provider process may not read or write the repository or its cache_dir on this machine: check the file permissions of the local repository and of cache_dir.", ""
-	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
-		return "TLS verification of the Git server failed (it is always on). For a server whose certificate comes from a private CA, put that CA's PEM certificate in the provider's ca_certificates.", ""
-	}
-	return "The remote may be unreachable; check the network and retry.", ""
-}
+func ErrorHint(err error) (hint, attribute string) { return gitrepo.Hint(err, gitFields) }

@@ -27,13 +27,15 @@ var ErrNotFound = errors.New("not found on GitHub")
 
 // Service talks to the GitHub REST API.
 type Service struct {
-	gh *github.Client
+	gh    *github.Client
+	debug DebugFunc
 }
 
 // New returns a Service for baseURL ("" = https://api.github.com/; a GHES URL such as
-// https://ghe.example.com/api/v3/ otherwise) authenticated with token (may be empty).
-func New(httpClient *http.Client, baseURL, token string) (*Service, error) {
-	gh := github.NewClient(httpClient)
+// https://ghe.example.com/api/v3/ otherwise) authenticated with token (may be empty). Each REST request
+// is reported to debug when it is not nil.
+func New(httpClient *http.Client, baseURL, token string, debug DebugFunc) (*Service, error) {
+	gh := github.NewClient(withDebug(httpClient, debug))
 	if token != "" {
 		gh = gh.WithAuthToken(token)
 	}
@@ -43,7 +45,7 @@ func New(httpClient *http.Client, baseURL, token string) (*Service, error) {
 			return nil, fmt.Errorf("invalid GitHub base URL %q: %w", baseURL, err)
 		}
 	}
-	return &Service{gh: gh}, nil
+	return &Service{gh: gh, debug: debug}, nil
 }
 
 // ParseRepo extracts owner and repository name from an https, ssh or scp-style GitHub URL.
@@ -104,6 +106,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 		return PR{}, false, wrap(err, "list open pull requests of %s/%s", req.Owner, req.Repo)
 	}
 	var cur *github.PullRequest
+	action := "unchanged"
 	for _, p := range open {
 		if p.GetHead().GetRef() == req.Head && p.GetBase().GetRef() == req.Base {
 			cur = p
@@ -118,7 +121,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 		if err != nil {
 			return PR{}, false, wrap(err, "create a pull request from %s to %s in %s/%s", req.Head, req.Base, req.Owner, req.Repo)
 		}
-		created = true
+		created, action = true, "created"
 	} else if cur.GetTitle() != req.Title || cur.GetBody() != req.Body {
 		cur, _, err = s.gh.PullRequests.Edit(ctx, req.Owner, req.Repo, cur.GetNumber(), &github.PullRequest{
 			Title: github.String(req.Title), Body: github.String(req.Body),
@@ -126,6 +129,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 		if err != nil {
 			return PR{}, false, wrap(err, "update pull request #%d in %s/%s", cur.GetNumber(), req.Owner, req.Repo)
 		}
+		action = "updated"
 	}
 	have := map[string]bool{}
 	for _, l := range cur.Labels {
@@ -148,6 +152,10 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 	}
 	pr = toPR(cur)
 	pr.Labels = labels
+	if s.debug != nil {
+		s.debug(ctx, "github pull request", map[string]any{"repository": req.Owner + "/" + req.Repo, "base": req.Base, "head": req.Head,
+			"number": pr.Number, "action": action, "labels_added": missing})
+	}
 	return pr, created, nil
 }
 

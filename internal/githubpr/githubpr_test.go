@@ -17,7 +17,7 @@ import (
 // The GitHub API is a mock (mockgithub) because github.com is unreachable from the test machines.
 func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 	srv := mockgithub.Start(t, "gh-token")
-	svc, err := githubpr.New(nil, srv.BaseURL(), "gh-token")
+	svc, err := githubpr.New(nil, srv.BaseURL(), "gh-token", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 
 func TestEnsure_MockGitHubAPI_BadTokenFails(t *testing.T) {
 	srv := mockgithub.Start(t, "right")
-	svc, _ := githubpr.New(nil, srv.BaseURL(), "wrong")
+	svc, _ := githubpr.New(nil, srv.BaseURL(), "wrong", nil)
 	_, _, err := svc.Ensure(context.Background(), githubpr.EnsureRequest{Owner: "o", Repo: "r", Base: "main", Head: "kalypso/main", Title: "t"})
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("err = %v", err)

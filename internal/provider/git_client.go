@@ -80,7 +80,7 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 	if d == nil {
 		d = &ProviderData{}
 	}
-	return githubpr.New(nil, d.GitHubBaseURL, d.GitToken)
+	return githubpr.New(nil, d.GitHubBaseURL, d.GitToken, debugLog)
 }
 
 // RemoveTemporaryCaches deletes the Git caches this process created in the temp dir because no cache_dir

@@ -341,12 +341,16 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 		},
 	})
 
-	gitopsScanForSecrets(t, work, logPath, token, wrong)
+	gitopsScanForSecrets(t, work, logPath, gitEvents, token, wrong)
 }
 
+// gitEvents are the provider's debug events of every apply: what it fetched and pushed.
+var gitEvents = []string{"git fetch", "git push"}
+
 // gitopsScanForSecrets greps every file Terraform wrote below work (state files, backups, plans,
-// the trace log) for the secrets, and fails when no state file or trace log was seen.
-func gitopsScanForSecrets(t *testing.T, work, logPath string, secrets ...string) {
+// the trace log) for the secrets, and fails when no state file or trace log was seen, or when the
+// trace log lacks one of the provider's debug events, so that the scan covers them.
+func gitopsScanForSecrets(t *testing.T, work, logPath string, events []string, secrets ...string) {
 	t.Helper()
 	var scanned, states int
 	var logSeen bool
@@ -367,8 +371,7 @@ func gitopsScanForSecrets(t *testing.T, work, logPath string, secrets ...string)
 		}
 		if p == logPath && strings.Contains(string(b), "kalypso_gitops_commit") {
 			logSeen = true
-			// The provider's own debug events are in the scanned log: what it fetched and pushed.
-			for _, event := range []string{"git fetch", "git push"} {
+			for _, event := range events {
 				if !strings.Contains(string(b), event) {
 					t.Errorf("the trace log has no %q debug event, so the scan does not cover it", event)
 				}
@@ -458,7 +461,7 @@ func TestAccGitopsCommit_SSH(t *testing.T) {
 	if len(keyLine) < 20 {
 		t.Fatalf("could not extract a key line from the PEM")
 	}
-	gitopsScanForSecrets(t, work, logPath, keyLine)
+	gitopsScanForSecrets(t, work, logPath, gitEvents, keyLine)
 }
 
 // TestAccGitopsCommit_ConcurrentWriterDuringApply injects a commit to another path of the same branch
@@ -514,13 +517,22 @@ func TestAccGitopsCommit_ConcurrentWriterDuringApply(t *testing.T) {
 
 // TestAccGitopsCommit_PullRequestMode_MockGitHubAPI uses a mock of the GitHub REST API (github.com is
 // unreachable from the test machines) and a local bare repository reached through git_url_rewrites.
+// The token never appears in the state files, plans or the TF_LOG=trace log, which holds the provider's
+// debug events of the GitHub requests.
 func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
+	const token = "ghp_PRmodeSECRET0123456789abcdef"
 	root := t.TempDir()
 	// The base already holds what an earlier, merged proposal delivered (files and ownership record).
 	base := gitopsManaged("clusters", map[string]string{"drone/README.md": "drone"})
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsMerged(gitopsOutside, base))
-	gh := mockgithub.Start(t, "gh-token")
-	t.Setenv("GIT_TOKEN", "gh-token")
+	gh := mockgithub.Start(t, token)
+	work := t.TempDir()
+	logPath := filepath.Join(work, "tf-trace.log")
+	t.Setenv("TF_ACC_TEMP_DIR", work)
+	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("GIT_TOKEN", token)
 	t.Setenv("GITHUB_TOKEN", "")
 	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
 	cfg := func(files map[string]string, extra string) string {
@@ -619,6 +631,8 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 			},
 		},
 	})
+
+	gitopsScanForSecrets(t, work, logPath, []string{"github request", "github pull request"}, token)
 }
 
 // TestAccGitopsCommit_InvalidConfig checks plan-time validation diagnostics.

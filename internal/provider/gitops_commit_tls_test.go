@@ -56,5 +56,5 @@ func TestAccGitopsCommit_TLSPrivateCA(t *testing.T) {
 			},
 		},
 	})
-	gitopsScanForSecrets(t, work, logPath, token)
+	gitopsScanForSecrets(t, work, logPath, gitEvents, token)
 }

@@ -335,27 +335,27 @@ func deploymentTargetsDiagnostics(name string, sourced bool, err error) diag.Dia
 	return diags
 }
 
+// registrationSourceFields names the attributes that set the read of a registration's workload source.
+var registrationSourceFields = gitrepo.Fields{Repo: "source.repo", Branch: "source.branch", Path: "source.path", Credentials: "token or ssh_private_key"}
+
 // registrationSourceErrorDetails maps a source read error to the attribute at fault, a summary and what to do.
 func registrationSourceErrorDetails(err error) (path.Path, string, string) {
 	src := path.Root("source")
 	switch {
-	case errors.Is(err, gitrepo.ErrBranchNotFound):
-		return src.AtName("branch"), "Workload source branch not found", "Check source.branch, or push the branch."
-	case errors.Is(err, gitrepo.ErrPathNotFound):
-		return src.AtName("path"), "Workload source path not found", "Check source.path: it must be a directory on the branch head."
-	case errors.Is(err, gitrepo.ErrRepositoryNotFound):
-		return src.AtName("repo"), "Workload source repository not found", "Check source.repo and the provider's git_url_rewrites."
-	case errors.Is(err, gitrepo.ErrAuth):
-		return src.AtName("repo"), "Cannot authenticate to the workload source repository",
-			"Set the provider's git_token (GIT_TOKEN) or ssh_private_key, or this resource's token or ssh_private_key."
-	case errors.Is(err, gitrepo.ErrCredentialsInURL):
-		return src.AtName("repo"), "Credentials in the workload source URL", "Remove them from source.repo and configure a token or ssh key."
 	case errors.Is(err, workloadsource.ErrNoWorkload):
 		return src.AtName("path"), "No Workload in the workload source", "Add a `kind: Workload` document below source.path, or fix source.path."
 	case errors.Is(err, workloadsource.ErrInvalidDocument):
 		return src.AtName("path"), "Invalid Workload in the workload source", "Fix the Workload file in the application repository."
 	}
-	return src, "Cannot read the workload source", "Check source and the provider's Git settings."
+	summary := "Cannot read the workload source"
+	if class := gitrepo.Class(err); class != nil {
+		summary = "Workload source " + class.Error() // "Workload source branch not found"
+	}
+	hint, attribute := gitrepo.Hint(err, registrationSourceFields)
+	if attribute == "" {
+		return src, summary, hint
+	}
+	return src.AtName(strings.TrimPrefix(attribute, "source.")), summary, hint
 }
 
 func (r *WorkloadRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

@@ -3,36 +3,7 @@
 
 package render
 
-import (
-	"runtime"
-	"sync"
-	"sync/atomic"
-)
+import "github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 
-// parallelFor calls fn(i) for every i in [0, n) on up to workers goroutines (GOMAXPROCS when workers
-// is 0 or less), handing out indices one at a time so that slow items do not leave workers idle.
-func parallelFor(n, workers int, fn func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if workers > n {
-		workers = n
-	}
-	var next atomic.Int64
-	next.Store(-1)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1))
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
+// parallelFor is parallel.For.
+func parallelFor(n, workers int, fn func(i int)) { parallel.For(n, workers, fn) }

@@ -1,0 +1,97 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package githubpr_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
+)
+
+type debugEvent struct {
+	msg    string
+	fields map[string]any
+}
+
+type debugRecorder struct {
+	mu     sync.Mutex
+	events []debugEvent
+}
+
+func (r *debugRecorder) record(_ context.Context, msg string, fields map[string]any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, debugEvent{msg, fields})
+}
+
+// TestDebugEventsNameRequestsTimingsButNoToken: what a user sees with TF_LOG=debug when a pull request is
+// opened through the GitHub REST API (a mock: github.com is unreachable from the test machines). Every
+// request is an event with its method, path, status and duration, in the order GitHub received them; the
+// list request's query (head and base branches) is not in its path; a refused token shows as status 401;
+// the outcome names the pull request and what was done; neither token appears anywhere.
+func TestDebugEventsNameRequestsTimingsButNoToken(t *testing.T) {
+	t.Parallel()
+	const token, wrong = "gh-debug-SECRET-0815", "gh-debug-WRONG-4242"
+	srv := mockgithub.Start(t, token)
+	rec := &debugRecorder{}
+	svc, err := githubpr.New(nil, srv.BaseURL(), token, rec.record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := githubpr.EnsureRequest{Owner: "org", Repo: "fleet", Base: "main", Head: "kalypso/main", Title: "t", Body: "b", Labels: []string{"kalypso"}}
+	if _, _, err := svc.Ensure(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	refused, err := githubpr.New(nil, srv.BaseURL(), wrong, rec.record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := refused.Get(context.Background(), "org", "fleet", 1); err == nil {
+		t.Fatal("a wrong token must be refused")
+	}
+
+	type request struct {
+		method, path string
+		status       int
+	}
+	want := []request{
+		{http.MethodGet, "/api/v3/repos/org/fleet/pulls", http.StatusOK},
+		{http.MethodPost, "/api/v3/repos/org/fleet/pulls", http.StatusCreated},
+		{http.MethodPost, "/api/v3/repos/org/fleet/issues/1/labels", http.StatusOK},
+		{http.MethodGet, "/api/v3/repos/org/fleet/pulls/1", http.StatusUnauthorized},
+	}
+	var got []request
+	var outcomes []map[string]any
+	for _, e := range rec.events {
+		switch e.msg {
+		case "github request":
+			got = append(got, request{fmt.Sprint(e.fields["method"]), fmt.Sprint(e.fields["path"]), e.fields["status"].(int)}) //nolint:forcetypeassert // a missing status fails the test
+			if _, ok := e.fields["duration_ms"].(int64); !ok || e.fields["host"] != strings.TrimPrefix(srv.URL, "http://") {
+				t.Errorf("github request without duration_ms or host: %v", e.fields)
+			}
+		case "github pull request":
+			outcomes = append(outcomes, e.fields)
+		}
+		if s := fmt.Sprint(e.msg, e.fields); strings.Contains(s, token) || strings.Contains(s, wrong) {
+			t.Errorf("debug event holds a token: %s", s)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("github request events %+v, want %+v", got, want)
+	}
+	if len(srv.Calls) != len(want) {
+		t.Errorf("the mock saw %d requests %v, the events name %d", len(srv.Calls), srv.Calls, len(got))
+	}
+	wantOutcome := map[string]any{"repository": "org/fleet", "base": "main", "head": "kalypso/main", "number": 1, "action": "created", "labels_added": []string{"kalypso"}}
+	if len(outcomes) != 1 || !reflect.DeepEqual(outcomes[0], wantOutcome) {
+		t.Errorf("github pull request events %v, want one: %v", outcomes, wantOutcome)
+	}
+}

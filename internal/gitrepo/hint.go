@@ -1,0 +1,100 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+)
+
+// Fields names where the user sets each input of a Git operation, in the words of the caller's
+// configuration, so that a hint says which attribute to fix: "repository_url" for kalypso_gitops_commit,
+// "source.repo" for a workload registration, "git.repo" for the control-plane data source.
+type Fields struct {
+	Repo, Branch, Path string
+	// Names is what names paths or files in the input, for ErrInvalidInput (Path when empty).
+	Names string
+	// Credentials names the caller's own credential attributes besides the provider's
+	// ("token or ssh_private_key"); empty when only the provider's apply.
+	Credentials string
+	// Writes is true when the operation pushes: the credentials must allow it, and a failure wrote nothing.
+	Writes bool
+}
+
+// classes are the sentinel errors in the order Class tests them.
+var classes = []error{ErrCredentialsInURL, ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound,
+	ErrStale, ErrConflict, ErrTimeout, ErrInvalidInput}
+
+// Class returns the sentinel error err wraps (ErrAuth, ErrBranchNotFound, ...), or nil for none.
+func Class(err error) error {
+	for _, c := range classes {
+		if errors.Is(err, c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// Hint says what to do about an error of this package and names the field it concerns ("" when the
+// provider's configuration, the server or the machine is at fault). It is the one map from Git errors to
+// advice: every resource and data source that reads or writes Git words its errors with it.
+func Hint(err error, f Fields) (hint, attribute string) {
+	switch Class(err) {
+	case ErrCredentialsInURL:
+		return "Remove credentials from " + f.Repo + " (and from the provider's git_url_rewrites) and set the provider's git_token " +
+			"(or GIT_TOKEN/GITHUB_TOKEN) or ssh_private_key" + own(f) + " instead.", f.Repo
+	case ErrAuth:
+		may := "read"
+		if f.Writes {
+			may = "read and push"
+		}
+		attribute := ""
+		if f.Credentials != "" {
+			attribute = f.Repo // the resource's own credentials for that repository may be the ones at fault
+		}
+		return "Check the provider's git_token (GIT_TOKEN/GITHUB_TOKEN) for https, or ssh_private_key and ssh_known_hosts for ssh" + own(f) +
+			", and that they may " + may + " the repository.", attribute
+	case ErrRepositoryNotFound:
+		return "Check " + f.Repo + " and the provider's git_url_rewrites, and that the credentials can see the repository.", f.Repo
+	case ErrBranchNotFound:
+		return "Check " + f.Branch + ": it must name a branch that exists in the repository.", f.Branch
+	case ErrPathNotFound:
+		return "Check " + f.Path + ": it must be a directory on the branch head.", f.Path
+	case ErrStale:
+		return "Someone changed files under " + f.Path + " after the plan was made, so the plan no longer shows what the apply would do. " +
+			"Nothing was written; run terraform plan (or apply) again and review the new changes.", ""
+	case ErrConflict:
+		return "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again.", ""
+	case ErrTimeout:
+		written := ""
+		if f.Writes {
+			written = "; nothing was written"
+		}
+		return "The Git server did not answer within the provider's git_timeout" + written +
+			". Raise git_timeout (or KALYPSO_GIT_TIMEOUT) for slow or large remotes, or check the server.", ""
+	case ErrInvalidInput:
+		names := f.Names
+		if names == "" {
+			names = f.Path
+		}
+		return "Fix " + names + ".", ""
+	}
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "The provider process may not read or write the repository or its cache_dir on this machine: " +
+			"check the file permissions of the local repository and of cache_dir.", ""
+	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
+		return "TLS verification of the Git server failed (it is always on). For a server whose certificate comes from a private CA, " +
+			"put that CA's PEM certificate in the provider's ca_certificates.", ""
+	}
+	return "The remote may be unreachable from this machine; check the network and retry.", ""
+}
+
+func own(f Fields) string {
+	if f.Credentials == "" {
+		return ""
+	}
+	return ", or this resource's " + f.Credentials
+}
