@@ -22,7 +22,7 @@ import (
 //	<clusterType>/README.md
 //	<clusterType>/<deploymentTarget>/<file>
 //
-// and this file is the only place that builds or reads that layout.
+// and the engine builds and reads that layout only in this file (the provider narrows with Result.Only).
 
 // readmePath is the path of a cluster type folder's README.md.
 func readmePath(clusterType string) string { return clusterType + "/" + model.ReadmeFile }
