@@ -4,11 +4,11 @@
 package delivery
 
 import (
+	"errors"
 	"fmt"
+	pathpkg "path"
 	"sort"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
@@ -71,6 +71,13 @@ type Desired struct {
 	Path string
 	// Files are the managed files, relative to Path.
 	Files map[string][]byte
+	// RecordedTree, with Files nil, is the managed tree id the files are known to form (the last apply of
+	// the same render inputs recorded it). Compute then needs no files while the branch holds that tree,
+	// and returns ErrFilesNeeded otherwise.
+	RecordedTree string
+	// Built is gitrepo.NewTreeFromFiles(Files) when a plan in this process built it (Plan.Tree): the apply
+	// writes it without building it again.
+	Built *gitrepo.Tree
 	// RootFiles are written at root-relative paths (the promoted-commit file, the ownership record).
 	RootFiles map[string][]byte
 	// DeleteRootFiles are root-relative files removed when present.
@@ -102,8 +109,13 @@ type Plan struct {
 	DesiredTree string
 	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
 	BaseTree string
-	// Blobs maps each desired file (relative to the path) to its blob id.
+	// Markers lists the directories below the path (root-relative) that hold another resource's ownership
+	// record; Compute finds them among the files it would delete.
+	Markers []string
+	// Blobs maps each desired file (relative to the path) to its blob id; nil for a RecordedTree.
 	Blobs map[string]string
+	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
+	Tree *gitrepo.Tree
 }
 
 // Empty reports whether applying changes nothing.
@@ -117,6 +129,9 @@ func (p *Plan) Deleted() int {
 	}
 	return n
 }
+
+// ErrFilesNeeded means that Desired.RecordedTree is not what the branch holds: the change set needs the files.
+var ErrFilesNeeded = errors.New("the desired files are needed to compute the change set")
 
 // BlobReader reads blobs of the inspected branch by id.
 type BlobReader func(ids []string) (map[string][]byte, error)
@@ -137,28 +152,43 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	if opts.MaxDiffBytes <= 0 {
 		opts.MaxDiffBytes = DefaultMaxDiffBytes
 	}
-	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree, CurrentFiles: len(ins.Managed), Blobs: make(map[string]string, len(d.Files))}
-	var all []pending
-	for name, content := range d.Files {
-		id := gitrepo.BlobID(content)
-		p.Blobs[name] = id
-		cur, ok := ins.Managed[name]
+	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
+	var deltas []gitrepo.Delta
+	if d.Files == nil && d.RecordedTree != "" {
+		if d.RecordedTree != ins.ManagedTree {
+			return nil, ErrFilesNeeded
+		}
+		p.DesiredTree = d.RecordedTree
+	} else {
+		want, err := gitrepo.NewTreeFromFiles(d.Files)
+		if err != nil {
+			return nil, err
+		}
+		p.Tree, p.Blobs, p.DesiredTree = want, want.Blobs(), want.ID()
+		if deltas, err = ins.Diff(want); err != nil {
+			return nil, err
+		}
+	}
+	all := make([]pending, 0, len(deltas))
+	created, deleted := 0, 0
+	for _, dl := range deltas {
 		switch {
-		case !ok:
-			all = append(all, pending{path: name, action: ActionCreate, new: id, content: content})
-		case cur.Hash != id || cur.Mode != filemode.Regular:
-			all = append(all, pending{path: name, action: ActionUpdate, old: cur.Hash, new: id, content: content})
+		case dl.Old.Hash == "":
+			created++
+			all = append(all, pending{path: dl.Path, action: ActionCreate, new: dl.New, content: d.Files[dl.Path]})
+		case dl.New == "":
+			deleted++
+			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash})
+			if base := pathpkg.Base(dl.Path); base == OwnerMarker {
+				// Another resource's ownership record below this path: nothing desired has that name.
+				p.Markers = append(p.Markers, join(d.Path, pathpkg.Dir(dl.Path)))
+			}
+		default:
+			all = append(all, pending{path: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New, content: d.Files[dl.Path]})
 		}
 	}
-	for name, cur := range ins.Managed {
-		if _, ok := d.Files[name]; !ok {
-			all = append(all, pending{path: name, action: ActionDelete, old: cur.Hash})
-		}
-	}
-	var err error
-	if p.DesiredTree, err = gitrepo.ManagedTreeID(p.Blobs); err != nil {
-		return nil, err
-	}
+	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
+	p.CurrentFiles = len(d.Files) - created + deleted
 	for i := range all {
 		top, _, _ := strings.Cut(all[i].path, "/")
 		c := p.ByDirectory[top]
@@ -197,6 +227,7 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	}
 	old := map[string][]byte{}
 	if len(ids) > 0 {
+		var err error
 		if old, err = read(ids); err != nil {
 			return nil, err
 		}

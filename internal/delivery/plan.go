@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
@@ -84,14 +85,16 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 		}
 		return nil, &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(readBranch, ins.Branches), hint)}
 	}
-	if err := CheckOverlap(req.Desired.Path, ins.Markers); err != nil {
-		return nil, &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
-	}
 	p, err := Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
 		return c.ReadBlobs(req.RepoURL, ids)
 	})
 	if err != nil {
 		return nil, &Error{Summary: "Cannot compute the change set", Err: err}
+	}
+	markers := append(append([]string(nil), ins.Markers...), p.Markers...)
+	sort.Strings(markers)
+	if err := CheckOverlap(req.Desired.Path, markers); err != nil {
+		return nil, &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
 	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), req.MaxDeletePercent); err != nil {
 		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
@@ -119,7 +122,7 @@ type Refreshed struct {
 // Refresh reads what the branch holds under the path.
 func Refresh(ctx context.Context, c *gitrepo.Client, req RefreshRequest) (*Refreshed, error) {
 	inspect := func(b string) (*gitrepo.Inspection, error) {
-		return c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: req.RepoURL, Branch: b, Path: req.Path, RootFiles: []string{PromotedCommitFile}})
+		return c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: req.RepoURL, Branch: b, Path: req.Path, RootFiles: []string{PromotedCommitFile}, ListFiles: req.Files})
 	}
 	branch := req.Branch
 	if req.HeadBranch != "" {

@@ -31,7 +31,13 @@ type InspectRequest struct {
 	// RootFiles are repository-root-relative files whose content is returned when present.
 	RootFiles []string
 	// Marker is the file name of the ownership record (see Inspection.Markers); empty: not looked for.
+	// Only ancestors of the path are looked up here; markers below the path are files under it, which
+	// Inspection.Diff reports (ListFiles: Managed holds them).
 	Marker string
+	// ListFiles fills Inspection.Managed with every file under the path. Without it the path's trees are
+	// not walked: a whole environment is 87k trees, and a plan only needs the ones that differ
+	// (Inspection.Diff).
+	ListFiles bool
 }
 
 // Entry is a file of a tree: its blob id and mode.
@@ -51,14 +57,21 @@ type Inspection struct {
 	// HeadSHA is the commit read ("" for an empty repository).
 	HeadSHA string
 	// Managed holds the files under the path, dot-entries at its root excluded, relative to the path.
+	// Filled only with InspectRequest.ListFiles.
 	Managed map[string]Entry
 	// ManagedTree is the Git tree id of the managed files alone (EmptyTreeID when there are none).
 	ManagedTree string
 	// RootFiles holds the requested root-relative files that exist.
 	RootFiles map[string][]byte
 	// Markers lists the directories (root-relative, "." for the root) other than the path itself that hold
-	// a file named Marker and are an ancestor or a descendant of the path.
+	// a file named Marker and are an ancestor of the path, or (with ListFiles) a descendant.
 	Markers []string
+
+	// Diff reads the path's trees from here.
+	client  *Client
+	repoURL string
+	sub     plumbing.Hash // the tree at the path, dot-entries included; zero when the path does not exist
+	listed  bool          // Managed is complete (ListFiles)
 }
 
 // Inspect reads the tree of a branch under a path: every file's blob id (no content), the managed tree
@@ -77,7 +90,8 @@ func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, 
 		return nil, opErr(err)
 	}
 	defer s.close()
-	out := &Inspection{BranchExists: true, BaseBranch: req.Branch, Managed: map[string]Entry{}, RootFiles: map[string][]byte{}, ManagedTree: EmptyTreeID}
+	out := &Inspection{BranchExists: true, BaseBranch: req.Branch, Managed: map[string]Entry{}, RootFiles: map[string][]byte{}, ManagedTree: EmptyTreeID,
+		client: c, repoURL: req.RepoURL}
 	h, err := s.head(ctx, req.Branch)
 	if errors.Is(err, ErrBranchNotFound) {
 		// A missing branch holds nothing; a created one starts empty (ApplyRequest.Orphan).
@@ -108,6 +122,10 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 		return err
 	}
 	if found {
+		out.sub = sub
+	}
+	out.listed = req.ListFiles
+	if found && req.ListFiles {
 		leaves, err := walkLeavesMemo(st, sub)
 		if err != nil {
 			return err
@@ -122,6 +140,8 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 				out.Markers = append(out.Markers, joinDir(dir, strings.TrimSuffix(strings.TrimSuffix(p, req.Marker), "/")))
 			}
 		}
+	}
+	if found {
 		if out.ManagedTree, err = managedTreeID(s, sub); err != nil {
 			return err
 		}
@@ -277,23 +297,11 @@ func (c *Client) ReadBlobs(repoURL string, ids []string) (map[string][]byte, err
 // ManagedTreeID is the Git tree id that files (names relative to a path → blob id, see BlobID) form under
 // that path: what Inspection.ManagedTree reads once they are delivered. Nothing is stored.
 func ManagedTreeID(blobs map[string]string) (string, error) {
-	if len(blobs) == 0 {
-		return EmptyTreeID, nil
-	}
-	node := newDirNode()
-	for name, id := range blobs {
-		if err := ValidateFileName(name); err != nil {
-			return "", err
-		}
-		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: plumbing.NewHash(id)}}); err != nil {
-			return "", err
-		}
-	}
-	h, err := node.encode(func() plumbing.EncodedObject { return &plumbing.MemoryObject{} })
+	t, err := NewTree(blobs)
 	if err != nil {
 		return "", err
 	}
-	return h.String(), nil
+	return t.ID(), nil
 }
 
 // BlobID is the Git blob id of content.

@@ -21,7 +21,7 @@ func TestInspect_RepeatedInspectionsSeeTheBranch(t *testing.T) {
 		"README.md": "outside", "gitops/a/x.yaml": "x", "gitops/b/y.yaml": "y", "gitops/.flux/z.yaml": "dot",
 	})
 	client := &gitrepo.Client{CacheDir: t.TempDir()}
-	req := gitrepo.InspectRequest{RepoURL: "file://" + repo, Branch: "main", Path: "gitops"}
+	req := gitrepo.InspectRequest{RepoURL: "file://" + repo, Branch: "main", Path: "gitops", ListFiles: true}
 	inspect := func() map[string]string {
 		t.Helper()
 		ins, err := client.Inspect(context.Background(), req)

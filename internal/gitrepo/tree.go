@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 )
 
 // CleanPath normalises a directory path inside a repository: "" and "." mean
@@ -290,16 +292,38 @@ func (n *dirNode) add(path string, l leaf) error {
 
 // encode computes the tree hashes bottom-up in memory, without touching the store.
 func (n *dirNode) encode(newObj func() plumbing.EncodedObject) (plumbing.Hash, error) {
+	for _, d := range n.dirs {
+		if _, err := d.encode(newObj); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	return n.encodeShallow(newObj)
+}
+
+// encodeParallel is encode with the top-level directories (a GitOps tree's cluster types) encoded
+// concurrently: building the tree of a whole environment is hundreds of thousands of hashes.
+func (n *dirNode) encodeParallel(newObj func() plumbing.EncodedObject) error {
+	dirs := make([]*dirNode, 0, len(n.dirs))
+	for _, d := range n.dirs {
+		dirs = append(dirs, d)
+	}
+	errs := make([]error, len(dirs))
+	parallel.For(len(dirs), 0, func(i int) { _, errs[i] = dirs[i].encode(newObj) })
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	_, err := n.encodeShallow(newObj)
+	return err
+}
+
+// encodeShallow encodes n from its leaves and its directories' hashes, which must be known.
+func (n *dirNode) encodeShallow(newObj func() plumbing.EncodedObject) (plumbing.Hash, error) {
 	entries := make([]object.TreeEntry, 0, len(n.leaves)+len(n.dirs))
 	for name, l := range n.leaves {
 		entries = append(entries, object.TreeEntry{Name: name, Mode: l.Mode, Hash: l.Hash})
 	}
 	for name, d := range n.dirs {
-		h, err := d.encode(newObj)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: d.hash})
 	}
 	sort.Slice(entries, func(i, j int) bool { return treeSortKey(entries[i]) < treeSortKey(entries[j]) })
 	obj := newObj()

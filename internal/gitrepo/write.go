@@ -37,6 +37,9 @@ type ApplyRequest struct {
 	Path string
 	// Files maps names relative to Path to content. Names may not start with a dot-entry.
 	Files map[string][]byte
+	// Tree, when set, is NewTreeFromFiles(Files), built earlier in this process (by the plan): the apply
+	// then does not hash and build the whole tree again.
+	Tree *Tree
 	// RootFiles are written at repository-root-relative paths (e.g. .github/tracking/Promoted_Commit_Id).
 	RootFiles map[string][]byte
 	// DeleteRootFiles are repository-root-relative paths removed when present.
@@ -304,13 +307,23 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 			}
 		}
 	}
-	for name, content := range req.Files {
-		if content == nil {
-			content = []byte{}
+	if t := req.Tree; t != nil && t.full {
+		// The plan built this tree from the same files: only the top level, which holds the dot-entries, is new.
+		for name, l := range t.root.leaves {
+			node.leaves[name] = l
 		}
-		h := plumbing.ComputeHash(plumbing.BlobObject, content)
-		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: h}, content: content}); err != nil {
-			return plumbing.ZeroHash, err
+		for name, d := range t.root.dirs {
+			node.dirs[name] = d
+		}
+	} else {
+		for name, content := range req.Files {
+			if content == nil {
+				content = []byte{}
+			}
+			h := plumbing.ComputeHash(plumbing.BlobObject, content)
+			if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: h}, content: content}); err != nil {
+				return plumbing.ZeroHash, err
+			}
 		}
 	}
 	newSub := plumbing.ZeroHash
@@ -319,7 +332,11 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 			return plumbing.ZeroHash, err
 		}
 	} else {
-		if _, err := node.encode(st.NewEncodedObject); err != nil {
+		encode := node.encode
+		if req.Tree != nil && req.Tree.full {
+			encode = node.encodeShallow
+		}
+		if _, err := encode(st.NewEncodedObject); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if err := b.persist(node, oldSub, ""); err != nil {

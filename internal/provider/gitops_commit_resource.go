@@ -5,10 +5,14 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
+	"unsafe"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -28,6 +32,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
@@ -343,10 +348,18 @@ type desired struct {
 	files  map[string][]byte
 	render *render.Result
 	known  bool
+	// inputs names the render's inputs and the code that renders them (render mode).
+	inputs string
+	// warnings are the render's (render mode).
+	warnings model.Diagnostics
+	// reused is the managed tree id that the last apply of the same inputs recorded: the render was skipped
+	// and files is nil (delivery.Desired.Tree).
+	reused string
 }
 
-// desiredFiles reads files or renders; known is false when an input is not known yet.
-func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) desired {
+// desiredFiles reads files or renders; known is false when an input is not known yet. With last (render
+// mode), inputs equal to those of the last apply are not rendered again: see renderRecord.
+func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics, last *renderRecord) desired {
 	if !m.Render.IsNull() {
 		if m.Render.IsUnknown() {
 			return desired{}
@@ -357,16 +370,26 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		if diags.HasError() || !known || !gitopsKnown(rm.Environment) || rm.ConfigValidation.IsUnknown() {
 			return desired{}
 		}
-		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString()), nil)
-		diags.Append(engineDiagnostics(engineDiags, path.Root("render").AtName("manifests"))...)
+		opts := r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString())
+		key := renderCacheKey(rm.Environment.ValueString(), manifests, opts)
+		inputs := fmt.Sprintf("%x", sha256.Sum256(append([]byte(render.BuildID()+"\n"), key[:]...)))
+		manifestsPath := path.Root("render").AtName("manifests")
+		if last != nil && last.Inputs == inputs && last.Tree != "" {
+			diags.Append(engineDiagnostics(last.Warnings, manifestsPath)...)
+			return desired{known: true, inputs: inputs, warnings: last.Warnings, reused: last.Tree}
+		}
+		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, opts, nil)
+		diags.Append(engineDiagnostics(engineDiags, manifestsPath)...)
 		if diags.HasError() {
 			return desired{}
 		}
-		files := make(map[string][]byte, len(res.Files))
-		for p, c := range res.Files {
-			files[p] = []byte(c)
+		var warnings model.Diagnostics
+		for _, d := range engineDiags {
+			if d.Severity == model.SeverityWarning {
+				warnings = append(warnings, d)
+			}
 		}
-		return desired{files: files, render: res, known: true}
+		return desired{files: renderedFiles(res), render: res, known: true, inputs: inputs, warnings: warnings}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}
@@ -382,10 +405,101 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 	return desired{files: files, known: true}
 }
 
+// The apply walk plans (ModifyPlan) and then applies (Create, Update) in one provider process, on the same
+// cached render: its files are converted once, and the tree id the plan computed is kept for the apply.
+var lastRendered struct {
+	sync.Mutex
+	res   *render.Result
+	files map[string][]byte
+	tree  *gitrepo.Tree
+}
+
+func renderedFiles(res *render.Result) map[string][]byte {
+	lastRendered.Lock()
+	defer lastRendered.Unlock()
+	if lastRendered.res == res {
+		return lastRendered.files
+	}
+	files := make(map[string][]byte, len(res.Files))
+	for p, c := range res.Files {
+		// No copy: the render's strings are immutable and outlive the map, and the delivery only reads
+		// them. (A whole environment is 160 MiB of files; copying it cost a second per plan.)
+		files[p] = unsafe.Slice(unsafe.StringData(c), len(c))
+		if c == "" {
+			files[p] = []byte{}
+		}
+	}
+	lastRendered.res, lastRendered.files, lastRendered.tree = res, files, nil
+	return files
+}
+
+// rememberTree records the tree of res's files; renderedTree returns it (nil when not known).
+func rememberTree(res *render.Result, tree *gitrepo.Tree) {
+	lastRendered.Lock()
+	defer lastRendered.Unlock()
+	if lastRendered.res == res {
+		lastRendered.tree = tree
+	}
+}
+
+func renderedTree(res *render.Result) *gitrepo.Tree {
+	lastRendered.Lock()
+	defer lastRendered.Unlock()
+	if res != nil && lastRendered.res == res {
+		return lastRendered.tree
+	}
+	return nil
+}
+
+// renderRecord is what an apply in render mode keeps in the resource's private state: the render's inputs
+// (with the code that renders them), the managed tree they render to, and the render's warnings. A plan
+// whose inputs are the same, against a branch that still holds that tree, has nothing to change and
+// needs no render: at 86k assignments that is most of an empty re-plan.
+type renderRecord struct {
+	Inputs   string            `json:"inputs"`
+	Tree     string            `json:"tree"`
+	Warnings model.Diagnostics `json:"warnings,omitempty"`
+}
+
+const renderRecordKey = "render"
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// readRenderRecord returns the record, or nil when there is none or it cannot be read (the plan renders).
+func readRenderRecord(ctx context.Context, p privateGetter) *renderRecord {
+	if p == nil {
+		return nil
+	}
+	b, diags := p.GetKey(ctx, renderRecordKey)
+	var rec renderRecord
+	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &rec) != nil {
+		return nil
+	}
+	return &rec
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// writeRenderRecord stores the record of an apply in render mode (and clears it in files mode).
+func writeRenderRecord(ctx context.Context, p privateSetter, d desired, tree string) diag.Diagnostics {
+	if d.inputs == "" || tree == "" {
+		return p.SetKey(ctx, renderRecordKey, nil)
+	}
+	b, err := json.Marshal(renderRecord{Inputs: d.inputs, Tree: tree, Warnings: d.warnings})
+	if err != nil {
+		return p.SetKey(ctx, renderRecordKey, nil)
+	}
+	return p.SetKey(ctx, renderRecordKey, b)
+}
+
 // deliveryDesired adds the root files (promoted commit, ownership record) to the managed files.
-func deliveryDesired(m *gitopsCommitModel, files map[string][]byte, priorPromoted bool) delivery.Desired {
+func deliveryDesired(m *gitopsCommitModel, want desired, priorPromoted bool) delivery.Desired {
 	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
-	d := delivery.Desired{Path: dir, Files: files, RootFiles: map[string][]byte{delivery.MarkerPath(dir): delivery.MarkerContent(displayDir(dir))}}
+	d := delivery.Desired{Path: dir, Files: want.files, RecordedTree: want.reused, RootFiles: map[string][]byte{delivery.MarkerPath(dir): delivery.MarkerContent(displayDir(dir))}}
 	if !m.PromotedCommitID.IsNull() {
 		d.RootFiles[promotedCommitFile] = []byte(m.PromotedCommitID.ValueString())
 	} else if priorPromoted {
@@ -425,14 +539,31 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if !prMode && !plan.PullRequest.IsUnknown() {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
-	d := r.desiredFiles(ctx, &plan, &resp.Diagnostics)
+	var last *renderRecord
+	if state != nil {
+		last = readRenderRecord(ctx, req.Private)
+	}
+	var d desired
+	var cs *delivery.Plan
+	for attempt := 0; attempt < 2; attempt++ {
+		var diags diag.Diagnostics
+		d = r.desiredFiles(ctx, &plan, &diags, last)
+		if !diags.HasError() {
+			var needFiles bool
+			if cs, needFiles = r.planChanges(ctx, &plan, state, d, &diags); needFiles {
+				last = nil // the branch no longer holds the recorded tree: render
+				continue
+			}
+		}
+		resp.Diagnostics.Append(diags...)
+		break
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.RenderSummary = renderSummaryValue(&plan, d.render)
-	cs := r.planChanges(ctx, &plan, state, d, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+	if d.reused != "" {
+		plan.RenderSummary = state.RenderSummary // same inputs, same render
 	}
 	if cs == nil || !cs.Empty() {
 		// Something will be written (or it is not known yet): the commit and PR outcome are known after apply.
@@ -451,12 +582,13 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 }
 
 // planChanges reads the branch and fills changes, changes_summary, base_tree_id and content_hash, or
-// marks them unknown when the desired tree is not known yet. It returns nil in that case.
-func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) *delivery.Plan {
-	unknown := func() *delivery.Plan {
+// marks them unknown when the desired tree is not known yet. It returns nil in that case, and needFiles
+// when d skipped the render but the branch no longer holds the recorded tree.
+func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
+	unknown := func() (*delivery.Plan, bool) {
 		plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.MapUnknown(types.StringType)
 		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
-		return nil
+		return nil, false
 	}
 	if !d.known || !gitopsKnown(plan.RepositoryURL) || !gitopsKnown(plan.Branch) || !gitopsKnown(plan.Path) ||
 		plan.PromotedCommitID.IsUnknown() || plan.PullRequest.IsUnknown() || plan.MaxChanges.IsUnknown() || plan.MaxDeletePercent.IsUnknown() || plan.CreateBranch.IsUnknown() {
@@ -464,7 +596,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	req := delivery.PlanRequest{
 		RepoURL: plan.RepositoryURL.ValueString(), Branch: plan.Branch.ValueString(), CreateBranch: plan.CreateBranch.ValueBool(),
-		PullRequest: !plan.PullRequest.IsNull(), Desired: deliveryDesired(plan, d.files, state != nil && !state.PromotedCommitID.IsNull()),
+		PullRequest: !plan.PullRequest.IsNull(), Desired: deliveryDesired(plan, d, state != nil && !state.PromotedCommitID.IsNull()),
 		MaxChanges: int(plan.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
 	}
 	if !plan.MaxDeletePercent.IsNull() {
@@ -477,13 +609,19 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		}
 	}
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), req)
+	if errors.Is(err, delivery.ErrFilesNeeded) {
+		return nil, true
+	}
 	if err != nil {
 		diags.Append(deliveryDiag(plan.ID.ValueString(), err))
-		return nil
+		return nil, false
+	}
+	if cs.Tree != nil {
+		rememberTree(d.render, cs.Tree)
 	}
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
-	return cs
+	return cs, false
 }
 
 func changesValue(cs *delivery.Plan) types.Map {
@@ -537,10 +675,12 @@ func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.deliver(ctx, &plan, nil)...)
+	d, diags := r.deliver(ctx, &plan, nil)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(writeRenderRecord(ctx, resp.Private, d, plan.ContentHash.ValueString())...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -551,10 +691,12 @@ func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.deliver(ctx, &plan, &state)...)
+	d, diags := r.deliver(ctx, &plan, &state)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(writeRenderRecord(ctx, resp.Private, d, plan.ContentHash.ValueString())...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -698,26 +840,32 @@ func gitopsRenderAttrTypes() map[string]attr.Type {
 
 // deliver applies the planned change set of m (prior is the state before, nil on create) and fills the
 // computed attributes.
-func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel, prior *gitopsCommitModel) diag.Diagnostics {
+func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel, prior *gitopsCommitModel) (desired, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	d := r.desiredFiles(ctx, m, &diags)
+	d := r.desiredFiles(ctx, m, &diags, nil)
 	if diags.HasError() {
-		return diags
+		return d, diags
 	}
 	if !d.known {
 		diags.AddError("Cannot deliver an unknown file set",
 			fmt.Sprintf("kalypso_gitops_commit %s: an input of files or render is still unknown at apply time. This is a bug in the provider; please report it.", m.ID.ValueString()))
-		return diags
+		return d, diags
 	}
-	want := deliveryDesired(m, d.files, prior != nil && !prior.PromotedCommitID.IsNull())
-	tree, treeErr := delivery.TreeID(d.files)
+	want := deliveryDesired(m, d, prior != nil && !prior.PromotedCommitID.IsNull())
+	var tree string
+	var treeErr error
+	if want.Built = renderedTree(d.render); want.Built != nil {
+		tree = want.Built.ID()
+	} else {
+		tree, treeErr = delivery.TreeID(d.files)
+	}
 	if gitopsKnown(m.ContentHash) {
 		// The apply delivers exactly the planned tree: a render that differs from the plan's is refused.
 		if got, err := tree, treeErr; err != nil || got != m.ContentHash.ValueString() {
 			diags.AddError("The desired tree differs from the plan",
 				fmt.Sprintf("kalypso_gitops_commit %s: the plan was for tree %s, the apply computed %s (%v). Nothing was written; run terraform plan again.",
 					m.ID.ValueString(), m.ContentHash.ValueString(), got, err))
-			return diags
+			return d, diags
 		}
 	}
 	expected := ""
@@ -732,7 +880,7 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 	d2, _ := r.push(ctx, m, prior, want, expected, false)
 	diags.Append(d2...)
 	if diags.HasError() {
-		return diags
+		return d, diags
 	}
 	if !gitopsKnown(m.ContentHash) {
 		m.ContentHash = types.StringValue(tree)
@@ -746,7 +894,7 @@ func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel
 	if m.RenderSummary.IsUnknown() {
 		m.RenderSummary = renderSummaryValue(m, d.render)
 	}
-	return diags
+	return d, diags
 }
 
 // push writes want (direct or PR mode) and fills commit_sha and the pull-request attributes. existingOnly
@@ -756,7 +904,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 	req := delivery.DeliverRequest{
 		Apply: gitrepo.ApplyRequest{
 			RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: want.Path,
-			Files: want.Files, RootFiles: want.RootFiles, DeleteRootFiles: want.DeleteRootFiles,
+			Files: want.Files, Tree: want.Built, RootFiles: want.RootFiles, DeleteRootFiles: want.DeleteRootFiles,
 			Message: m.CommitMessage.ValueString(), Author: r.author(ctx, m, &diags),
 			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), Orphan: true, ExpectedManagedTree: expected,
 		},

@@ -1,7 +1,8 @@
 // Copyright (c) The terraform-provider-kalypso authors.
 // SPDX-License-Identifier: MPL-2.0
 
-package render
+// Package parallel spreads independent work over the machine's cores.
+package parallel
 
 import (
 	"runtime"
@@ -9,9 +10,9 @@ import (
 	"sync/atomic"
 )
 
-// parallelFor calls fn(i) for every i in [0, n) on up to workers goroutines (GOMAXPROCS when workers
+// For calls fn(i) for every i in [0, n) on up to workers goroutines (GOMAXPROCS when workers
 // is 0 or less), handing out indices one at a time so that slow items do not leave workers idle.
-func parallelFor(n, workers int, fn func(i int)) {
+func For(n, workers int, fn func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

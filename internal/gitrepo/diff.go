@@ -1,0 +1,220 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package gitrepo
+
+import (
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
+)
+
+// A plan compares a whole environment (260k files in 87k trees at the 86k fleet) with what the branch
+// holds. Git names every tree by its content, so a subtree whose id equals the desired one holds exactly
+// the desired files: the comparison descends only where ids differ, and a model change that touches one
+// assignment reads a handful of trees instead of all of them.
+
+// Tree is a desired set of managed files with the Git id of every directory.
+type Tree struct {
+	root  *dirNode
+	blobs map[string]string
+	full  bool // built by NewTreeFromFiles: leaves hold content, nodes their encoded trees
+}
+
+// NewTree builds the tree that blobs (file names relative to a path → blob id, see BlobID) form under
+// that path. Nothing is stored. blobs must not be modified afterwards.
+func NewTree(blobs map[string]string) (*Tree, error) {
+	node := newDirNode()
+	for name, id := range blobs {
+		if err := ValidateFileName(name); err != nil {
+			return nil, err
+		}
+		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: plumbing.NewHash(id)}}); err != nil {
+			return nil, err
+		}
+	}
+	if err := node.encodeParallel(newMemoryObject); err != nil {
+		return nil, err
+	}
+	node.dropObjects()
+	return &Tree{root: node, blobs: blobs}, nil
+}
+
+// NewTreeFromFiles is the tree of files (names relative to a path → content). It keeps the content and
+// the encoded trees, so that an apply in the same process writes it (ApplyRequest.Tree) without
+// building it again. files must not be modified afterwards.
+func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	ids := make([]plumbing.Hash, len(names))
+	const chunk = 1024
+	parallel.For((len(names)+chunk-1)/chunk, 0, func(c int) {
+		for i := c * chunk; i < min(len(names), (c+1)*chunk); i++ {
+			ids[i] = plumbing.ComputeHash(plumbing.BlobObject, files[names[i]])
+		}
+	})
+	node := newDirNode()
+	blobs := make(map[string]string, len(names))
+	for i, name := range names {
+		if err := ValidateFileName(name); err != nil {
+			return nil, err
+		}
+		content := files[name]
+		if content == nil {
+			content = []byte{} // nil content marks an entry kept as is (leaf)
+		}
+		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: ids[i]}, content: content}); err != nil {
+			return nil, err
+		}
+		blobs[name] = ids[i].String()
+	}
+	if err := node.encodeParallel(newMemoryObject); err != nil {
+		return nil, err
+	}
+	return &Tree{root: node, blobs: blobs, full: true}, nil
+}
+
+func newMemoryObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
+
+// Blobs maps each file to its blob id. The map must not be modified.
+func (t *Tree) Blobs() map[string]string { return t.blobs }
+
+// ID is the tree's Git id: what Inspection.ManagedTree reads once the files are delivered.
+func (t *Tree) ID() string { return t.root.hash.String() }
+
+// Len is the number of files.
+func (t *Tree) Len() int { return len(t.blobs) }
+
+// dropObjects frees the encoded trees once their ids are known: a plan keeps only the ids.
+func (n *dirNode) dropObjects() {
+	n.obj = nil
+	for _, d := range n.dirs {
+		d.dropObjects()
+	}
+}
+
+// Delta is a file under the path that the desired tree adds, changes or removes.
+type Delta struct {
+	// Path is relative to the inspected path.
+	Path string
+	// Old is the branch's entry; its Hash is "" when the file is new.
+	Old Entry
+	// New is the desired blob id; "" when the file goes away.
+	New string
+}
+
+// Diff lists, sorted by path, the files under the inspected path (dot-entries at its root excluded) that
+// differ between the branch and want: absent, of another content, or not a regular file. It reads only
+// the trees whose ids differ from want's.
+func (ins *Inspection) Diff(want *Tree) ([]Delta, error) {
+	if ins.ManagedTree == want.ID() {
+		return nil, nil
+	}
+	var out []Delta
+	if ins.client == nil || ins.listed || ins.sub.IsZero() {
+		out = diffListed(ins.Managed, want.blobs)
+	} else {
+		s, err := ins.client.open(ins.repoURL)
+		if err != nil {
+			return nil, err
+		}
+		defer s.close()
+		d := &differ{get: func(h plumbing.Hash) (*object.Tree, error) { return object.GetTree(s.repo.Storer, h) }}
+		if err := d.dir(want.root, ins.sub, "", true); err != nil {
+			return nil, err
+		}
+		out = d.out
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// diffListed compares a full listing of the branch with the desired blobs.
+func diffListed(managed map[string]Entry, want map[string]string) []Delta {
+	var out []Delta
+	for name, id := range want {
+		cur, ok := managed[name]
+		if !ok || cur.Hash != id || cur.Mode != filemode.Regular {
+			out = append(out, Delta{Path: name, Old: cur, New: id})
+		}
+	}
+	for name, cur := range managed {
+		if _, ok := want[name]; !ok {
+			out = append(out, Delta{Path: name, Old: cur})
+		}
+	}
+	return out
+}
+
+type differ struct {
+	get func(plumbing.Hash) (*object.Tree, error)
+	out []Delta
+}
+
+// dir compares the desired directory n (nil: none) with the branch's tree cur (zero: none) at prefix.
+// At the top, the branch's dot-entries are not managed and are skipped.
+func (d *differ) dir(n *dirNode, cur plumbing.Hash, prefix string, top bool) error {
+	if n != nil && !cur.IsZero() && n.hash == cur {
+		return nil
+	}
+	var entries []object.TreeEntry
+	if !cur.IsZero() {
+		t, err := d.get(cur)
+		if err != nil {
+			return err
+		}
+		entries = t.Entries
+	}
+	if n == nil {
+		n = newDirNode()
+	}
+	onBranch := make(map[string]filemode.FileMode, len(entries))
+	for _, e := range entries {
+		if top && isDotEntry(e.Name) {
+			continue
+		}
+		onBranch[e.Name] = e.Mode
+		p := joinRel(prefix, e.Name)
+		if e.Mode == filemode.Dir {
+			// A directory the desired tree lacks (or has as a file, created below) loses every file.
+			if err := d.dir(n.dirs[e.Name], e.Hash, p, false); err != nil {
+				return err
+			}
+			continue
+		}
+		old := Entry{Hash: e.Hash.String(), Mode: e.Mode}
+		l, ok := n.leaves[e.Name]
+		switch {
+		case !ok:
+			d.out = append(d.out, Delta{Path: p, Old: old})
+		case l.Hash != e.Hash || e.Mode != filemode.Regular:
+			d.out = append(d.out, Delta{Path: p, Old: old, New: l.Hash.String()})
+		}
+	}
+	for name, l := range n.leaves {
+		if m, ok := onBranch[name]; !ok || m == filemode.Dir {
+			d.out = append(d.out, Delta{Path: joinRel(prefix, name), New: l.Hash.String()})
+		}
+	}
+	for name, sub := range n.dirs {
+		if m, ok := onBranch[name]; !ok || m != filemode.Dir {
+			if err := d.dir(sub, plumbing.ZeroHash, joinRel(prefix, name), false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func joinRel(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
+}
