@@ -315,15 +315,14 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.AddAttributeError(at, p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
+		var problems []delivery.FileProblem
 		names := make([]string, 0, len(cfg.Files.Elements()))
 		for name, v := range cfg.Files.Elements() {
-			names = append(names, name)
-			if v.IsNull() {
-				resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(name), "Null file content",
-					fmt.Sprintf("kalypso_gitops_commit: file %q has null content. Give it content (\"\" for an empty file) or remove it from files.", name))
+			if names = append(names, name); v.IsNull() {
+				problems = append(problems, delivery.NullContent(name))
 			}
 		}
-		for _, p := range delivery.CheckFileNames(names) {
+		for _, p := range append(problems, delivery.CheckFileNames(names)...) {
 			resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(p.Name), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 		}
 	}
