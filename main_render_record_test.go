@@ -16,45 +16,22 @@ import (
 // recordTestManifests: one cluster type, two deployment targets; the policy places only "web", so "api"
 // stays unscheduled and every render warns about it.
 const recordTestManifests = `
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: ClusterType
-metadata:
-  name: large
-spec:
-  reconciler: arc-flux
-  namespaceService: default
+{apiVersion: scheduler.kalypso.io/v1alpha1, kind: ClusterType, metadata: {name: large}, spec: {reconciler: arc-flux, namespaceService: default}}
 ---
 apiVersion: scheduler.kalypso.io/v1alpha1
 kind: Workload
-metadata:
-  name: app
+metadata: {name: app}
 spec:
   deploymentTargets:
-    - name: web
-      environment: dev
-      labels: {tier: web}
-      manifests: {repo: https://example.com/app, branch: main, path: ./web}
-    - name: api
-      environment: dev
-      manifests: {repo: https://example.com/app, branch: main, path: ./api}
+    - {name: web, environment: dev, labels: {tier: web}, manifests: {repo: https://example.com/app, branch: main, path: ./web}}
+    - {name: api, environment: dev, manifests: {repo: https://example.com/app, branch: main, path: ./api}}
 ---
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: WorkloadRegistration
-metadata:
-  name: app
-spec:
-  workspace: team
-  workload: {repo: https://example.com/app, branch: main, path: .}
+{apiVersion: scheduler.kalypso.io/v1alpha1, kind: WorkloadRegistration, metadata: {name: app}, spec: {workspace: team, workload: {repo: https://example.com/app, branch: main, path: .}}}
 ---
 apiVersion: scheduler.kalypso.io/v1alpha1
 kind: SchedulingPolicy
-metadata:
-  name: web-only
-spec:
-  deploymentTargetSelector:
-    labelSelector:
-      matchLabels: {tier: web}
-  clusterTypeSelector: {}
+metadata: {name: web-only}
+spec: {deploymentTargetSelector: {labelSelector: {matchLabels: {tier: web}}}, clusterTypeSelector: {}}
 `
 
 // TestPlanReusesTheRenderOfTheLastApply runs the real provider under the real terraform binary. After an
@@ -63,22 +40,7 @@ spec:
 // warning. An edit of the branch under path, or a change of the inputs, makes the plan render again and
 // show the change.
 func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("set TF_ACC=1: builds the provider and runs terraform")
-	}
-	tfBin, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform not on PATH")
-	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	rc := filepath.Join(work, "terraformrc")
-	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tfBin, rc := providerUnderTerraform(t)
 	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
 	dir := t.TempDir()
 	writeConfig := func(manifests string) {
@@ -150,7 +112,7 @@ func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 		t.Fatalf("repairing apply: exit %d\n%s", code, out)
 	}
 
-	writeConfig(strings.Replace(recordTestManifests, "path: ./web}", "path: ./web-v2}", 1))
+	writeConfig(strings.Replace(recordTestManifests, "path: ./web}}", "path: ./web-v2}}", 1))
 	out, code, renders = run("plan", "-detailed-exitcode")
 	if code != 2 || renders == 0 || !strings.Contains(out, "clusters/large/app-web/") {
 		t.Errorf("changed inputs must render and show the change: exit %d, %d renders\n%s", code, renders, out)

@@ -15,11 +15,10 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-// TestProviderProcessRemovesItsTemporaryGitCache runs the real provider binary under the real terraform
-// binary, reading a control-plane repository over smart HTTP (a full clone into the Git cache). When
-// terraform stops the provider process, the process's kalypso-git-cache-* directory is gone from the temp
-// dir. With cache_dir set, the clone is kept there, which shows that the run did fill a cache.
-func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
+// providerUnderTerraform builds this provider and returns the terraform binary and a CLI configuration
+// that makes Terraform use the build. It skips the test without TF_ACC or terraform.
+func providerUnderTerraform(t *testing.T) (tfBin, rc string) {
+	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("set TF_ACC=1: builds the provider and runs terraform")
 	}
@@ -29,19 +28,27 @@ func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	rc = filepath.Join(work, "terraformrc")
+	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return tfBin, rc
+}
+
+// TestProviderProcessRemovesItsTemporaryGitCache runs the real provider binary under the real terraform
+// binary, reading a control-plane repository over smart HTTP (a full clone into the Git cache). When
+// terraform stops the provider process, the process's kalypso-git-cache-* directory is gone from the temp
+// dir. With cache_dir set, the clone is kept there, which shows that the run did fill a cache.
+func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
+	tfBin, rc := providerUnderTerraform(t)
 	root := t.TempDir()
 	gitserver.NewSeededRepo(t, root, "cp.git", "main", map[string]string{
 		"cluster-types/large.yaml": "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: large\nspec:\n  reconciler: arc-flux\n  namespaceService: default\n",
 	})
 	srv := gitserver.Start(t, root, gitserver.Options{})
-	rc := filepath.Join(work, "terraformrc")
-	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 
 	run := func(t *testing.T, providerBlock string) string {
 		t.Helper()
@@ -85,22 +92,7 @@ func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 // render's "Render canceled" error. The time from SIGINT to exit is logged; the bound below only keeps
 // a regression from hanging the suite.
 func TestCtrlCStopsARunawayTemplate(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("set TF_ACC=1: builds the provider and runs terraform")
-	}
-	tfBin, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform not on PATH")
-	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	rc := filepath.Join(work, "terraformrc")
-	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tfBin, rc := providerUnderTerraform(t)
 	const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
 	manifests := av + "kind: ClusterType\nmetadata:\n  name: large\nspec:\n  reconciler: runaway\n  namespaceService: default\n---\n" +
 		av + "kind: WorkloadRegistration\nmetadata:\n  name: app\nspec:\n  workspace: team\n  workload: {repo: https://example.com/app, branch: main, path: .}\n---\n" +

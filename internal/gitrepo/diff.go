@@ -37,7 +37,7 @@ func NewTree(blobs map[string]string) (*Tree, error) {
 			return nil, err
 		}
 	}
-	if _, err := node.encodeParallel(newMemoryObject); err != nil {
+	if err := node.encodeParallel(newMemoryObject); err != nil {
 		return nil, err
 	}
 	node.dropObjects()
@@ -74,7 +74,7 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 		}
 		blobs[name] = ids[i].String()
 	}
-	if _, err := node.encodeParallel(newMemoryObject); err != nil {
+	if err := node.encodeParallel(newMemoryObject); err != nil {
 		return nil, err
 	}
 	return &Tree{root: node, blobs: blobs, full: true}, nil

@@ -143,9 +143,9 @@ func (c *entryCompressor) entry(o plumbing.EncodedObject, hdr []byte) error {
 }
 
 // writePack writes objs (distinct objects) as one pack with its version 2 index into objects/pack of
-// fs, as git's index-pack does: both go to temporary files first, are synced, then renamed, the pack
-// before its index, so that no reader finds an index without its pack. On an error nothing but the
-// removed temporary files was touched, and no ref can point into a pack that is not complete.
+// fs, as git's index-pack does: both go to temporary files first, are synced, then renamed into place
+// (the order is explained below). On an error nothing but the removed temporary files was touched, and
+// no ref can point into a pack that is not complete.
 func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPack, err error) {
 	if len(objs) == 0 {
 		return nil, errors.New("writing a pack: no objects")
@@ -209,19 +209,25 @@ func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPa
 	for i, e := range entries {
 		p.hashes[i] = e.hash
 	}
-	if _, serr := fs.Lstat(base + ".idx"); serr == nil {
+	_, perr := fs.Lstat(base + ".pack")
+	if _, ierr := fs.Lstat(base + ".idx"); perr == nil && ierr == nil {
 		// The same objects in the same order were packed before (a retried apply): the pack is there.
 		for _, t := range tmps {
 			_ = fs.Remove(t)
 		}
 		return p, nil
 	}
-	for _, mv := range [][2]string{{tmps[0], base + ".pack"}, {tmps[1], base + ".idx"}} {
+	// The index lands before its pack. go-git lists a repository's packs by their .pack files and fails
+	// every read while one has no index; git lists .idx files and skips one whose pack is missing (git
+	// itself renames the pack first, for its own readers). Index first is the order both read safely.
+	for _, mv := range [][2]string{{tmps[1], base + ".idx"}, {tmps[0], base + ".pack"}} {
 		if ch, ok := fs.(billy.Chmod); ok {
 			_ = ch.Chmod(mv[0], 0o444) // read-only, as git leaves its packs; a failure changes nothing else
 		}
 		if err := fs.Rename(mv[0], mv[1]); err != nil {
-			_ = fs.Remove(base + ".pack") // an index that failed to land leaves no pack behind either
+			if mv[1] == base+".pack" {
+				_ = fs.Remove(base + ".idx") // no index is left without its pack
+			}
 			return nil, err
 		}
 	}

@@ -302,7 +302,7 @@ func (n *dirNode) encode(newObj func() plumbing.EncodedObject) (plumbing.Hash, e
 
 // encodeParallel is encode with the top-level directories (a GitOps tree's cluster types) encoded
 // concurrently: building the tree of a whole environment is hundreds of thousands of hashes.
-func (n *dirNode) encodeParallel(newObj func() plumbing.EncodedObject) (plumbing.Hash, error) {
+func (n *dirNode) encodeParallel(newObj func() plumbing.EncodedObject) error {
 	dirs := make([]*dirNode, 0, len(n.dirs))
 	for _, d := range n.dirs {
 		dirs = append(dirs, d)
@@ -310,9 +310,10 @@ func (n *dirNode) encodeParallel(newObj func() plumbing.EncodedObject) (plumbing
 	errs := make([]error, len(dirs))
 	parallel.For(len(dirs), 0, func(i int) { _, errs[i] = dirs[i].encode(newObj) })
 	if err := errors.Join(errs...); err != nil {
-		return plumbing.ZeroHash, err
+		return err
 	}
-	return n.encodeShallow(newObj)
+	_, err := n.encodeShallow(newObj)
+	return err
 }
 
 // encodeShallow encodes n from its leaves and its directories' hashes, which must be known.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
@@ -27,7 +28,7 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 	job := e.newAssignmentJob(environment, set, targets, opts)
 	defer job.cancel()
 	out := make([]renderedAssignment, len(assignments))
-	parallelFor(len(assignments), opts.Parallelism, func(i int) { out[i] = job.render(&assignments[i]) })
+	parallel.For(len(assignments), opts.Parallelism, func(i int) { out[i] = job.render(&assignments[i]) })
 	if d, stopped := job.stopDiagnostic(); stopped {
 		return nil, model.Diagnostics{d}
 	}

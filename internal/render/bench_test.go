@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/proccpu"
 )
 
 // Engine benchmarks on the fleetgen presets. Run them all with `make bench-go`, or for instance
@@ -225,7 +225,7 @@ func BenchmarkRenderShapes(b *testing.B) {
 func benchRender(b *testing.B, f *benchFleet) float64 {
 	{
 		var files int
-		cpuBefore := processCPUSeconds()
+		cpuBefore := proccpu.Seconds()
 		peak := sampleHeapInuse(func() {
 			for i := 0; i < b.N; i++ {
 				res, diags := NewEngine().Render("dev", f.manifests, Options{})
@@ -238,22 +238,13 @@ func benchRender(b *testing.B, f *benchFleet) float64 {
 		b.StopTimer()
 		// CPU seconds of the whole process per render: unlike ns/op, they hardly change when other jobs
 		// load the machine. Wall time on an idle machine is about this divided by the cores in use.
-		cpu := (processCPUSeconds() - cpuBefore) / float64(b.N)
+		cpu := (proccpu.Seconds() - cpuBefore) / float64(b.N)
 		b.ReportMetric(cpu, "cpu-s/op")
 		b.ReportMetric(float64(files), "files")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "s/op")
 		return cpu
 	}
-}
-
-// processCPUSeconds is the user plus system CPU time of this process so far.
-func processCPUSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // sampleHeapInuse runs fn and returns the largest in-use heap (objects plus fragmentation, as

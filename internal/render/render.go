@@ -85,8 +85,9 @@ func (o Options) limits() (time.Duration, time.Duration, int, int64) {
 
 // Result is everything a render produces.
 type Result struct {
-	Environment  string
-	Assignments  []Assignment
+	Environment string
+	Assignments []Assignment
+	// Files maps each path of the GitOps tree (laid out as tree.go says) to its content.
 	Files        map[string]string
 	Unscheduled  []string
 	ClusterTypes []string

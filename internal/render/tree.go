@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 )
 
 // The GitOps tree, as upstream writes it: a folder per cluster type holding README.md and a folder per
@@ -22,7 +23,7 @@ import (
 //	<clusterType>/README.md
 //	<clusterType>/<deploymentTarget>/<file>
 //
-// and this file is the only place that builds or reads that layout.
+// and the engine builds and reads that layout only in this file (the provider narrows with Result.Only).
 
 // readmePath is the path of a cluster type folder's README.md.
 func readmePath(clusterType string) string { return clusterType + "/" + model.ReadmeFile }
@@ -104,7 +105,7 @@ func ContentHash(files map[string]string) string {
 	sort.Strings(paths)
 	sums := make([][sha256.Size]byte, len(paths))
 	const chunk = 256
-	parallelFor((len(paths)+chunk-1)/chunk, 0, func(c int) {
+	parallel.For((len(paths)+chunk-1)/chunk, 0, func(c int) {
 		for i := c * chunk; i < len(paths) && i < (c+1)*chunk; i++ {
 			sums[i] = sha256.Sum256(stringBytes(files[paths[i]]))
 		}
