@@ -260,6 +260,14 @@ func TreeID(files map[string][]byte) (string, error) {
 	return gitrepo.ManagedTreeID(blobs)
 }
 
+// TreeID is the managed tree id of the desired files: the tree a plan built (Built), or computed from Files.
+func (d Desired) TreeID() (string, error) {
+	if d.Built != nil {
+		return d.Built.ID(), nil
+	}
+	return TreeID(d.Files)
+}
+
 // cut shortens s to at most limit bytes at a line end and says how much was left out.
 func cut(s string, limit int) string {
 	if len(s) <= limit {

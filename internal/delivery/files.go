@@ -18,6 +18,11 @@ type FileProblem struct {
 	Detail  string
 }
 
+// NullContent is a file of a files map whose content is null.
+func NullContent(name string) FileProblem {
+	return FileProblem{name, "Null file content", fmt.Sprintf("file %q has null content. Give it content (\"\" for an empty file) or remove it from files.", name)}
+}
+
 // CheckFileNames finds the names of a files map (relative to path) that cannot be delivered: invalid
 // names, dot-entries at the root of path (never managed), and a name that is both a file and a directory.
 func CheckFileNames(names []string) []FileProblem {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
@@ -105,8 +106,10 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 // RefreshRequest is what a refresh reads.
 type RefreshRequest struct {
 	RepoURL, Branch, Path string
-	// HeadBranch is read instead of Branch while a pull request is open (Branch when it is gone).
-	HeadBranch string
+	// PullRequest is the number of the pull request the state records (0 for none): Refresh reads its state,
+	// and while it is open reads HeadBranch instead of Branch (Branch when HeadBranch is gone).
+	PullRequest int
+	HeadBranch  string
 	// Files, when true, reads the managed files' content (files mode); Known is what the state holds.
 	Files bool
 	Known map[string]string
@@ -116,17 +119,26 @@ type RefreshRequest struct {
 type Refreshed struct {
 	*gitrepo.Inspection
 	Files map[string]string
-	Gone  error
+	// PullRequest is the pull request RefreshRequest.PullRequest names, as GitHub has it now.
+	PullRequest *githubpr.PR
+	Gone        error
 }
 
-// Refresh reads what the branch holds under the path.
-func Refresh(ctx context.Context, c *gitrepo.Client, req RefreshRequest) (*Refreshed, error) {
+// Refresh reads what the branch holds under the path, and the state of the pull request in pull-request mode.
+func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshRequest) (*Refreshed, error) {
 	inspect := func(b string) (*gitrepo.Inspection, error) {
 		return c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: req.RepoURL, Branch: b, Path: req.Path, RootFiles: []string{PromotedCommitFile}, ListFiles: req.Files})
 	}
+	var pr *githubpr.PR
 	branch := req.Branch
-	if req.HeadBranch != "" {
-		branch = req.HeadBranch
+	if req.PullRequest != 0 {
+		got, err := ReadPullRequest(ctx, gh, req.RepoURL, req.PullRequest)
+		if err != nil {
+			return nil, err
+		}
+		if pr = &got; got.State == githubpr.StateOpen && req.HeadBranch != "" {
+			branch = req.HeadBranch // the open proposal is the content Terraform delivered; edits to it are drift
+		}
 	}
 	ins, err := inspect(branch)
 	if err == nil && !ins.BranchExists && branch != req.Branch {
@@ -137,15 +149,15 @@ func Refresh(ctx context.Context, c *gitrepo.Client, req RefreshRequest) (*Refre
 		err = &gitrepo.Error{Op: "read", Repo: req.RepoURL, Branch: branch, Err: gitrepo.ErrBranchNotFound}
 	}
 	if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
-		return &Refreshed{Gone: err}, nil
+		return &Refreshed{Gone: err, PullRequest: pr}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, gitError("Cannot read the Git repository", err)
 	}
-	out := &Refreshed{Inspection: ins}
+	out := &Refreshed{Inspection: ins, PullRequest: pr}
 	if req.Files {
 		if out.Files, err = ReadManaged(ins, req.Known, func(ids []string) (map[string][]byte, error) { return c.ReadBlobs(req.RepoURL, ids) }); err != nil {
-			return nil, err
+			return nil, gitError("Cannot read the Git repository", err)
 		}
 	}
 	return out, nil

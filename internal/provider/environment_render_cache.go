@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
@@ -35,6 +37,14 @@ type cachedRender struct {
 	// tree indexes res by cluster type once, for the many calls that each narrow it to one.
 	indexOnce sync.Once
 	tree      *render.TreeIndex
+
+	// kalypso_gitops_commit's apply walk plans (ModifyPlan) and then applies (Create, Update) in one
+	// provider process, on the same cached render: its files are converted once, and the tree the plan
+	// built is kept for the apply.
+	filesOnce sync.Once
+	files     map[string][]byte
+	builtMu   sync.Mutex
+	built     *gitrepo.Tree
 }
 
 type renderCache struct {
@@ -168,4 +178,39 @@ func renderCached(environment string, manifests []string, opts render.Options, o
 	}
 	res, err := e.only(only)
 	return res, e.diags, err
+}
+
+// deliveryFiles is the render's files as the delivery takes them, converted on the first call.
+func (e *cachedRender) deliveryFiles() map[string][]byte {
+	e.filesOnce.Do(func() {
+		e.files = make(map[string][]byte, len(e.res.Files))
+		for p, c := range e.res.Files {
+			// No copy: the render's strings are immutable and outlive the map, and the delivery only reads
+			// them. (A whole environment is 160 MiB of files; copying it cost a second per plan.)
+			e.files[p] = unsafe.Slice(unsafe.StringData(c), len(c))
+			if c == "" {
+				e.files[p] = []byte{}
+			}
+		}
+	})
+	return e.files
+}
+
+// rememberTree records the tree a plan built of deliveryFiles; builtTree returns it (nil when none). A nil
+// entry (files mode) has none.
+func (e *cachedRender) rememberTree(t *gitrepo.Tree) {
+	if e != nil && t != nil {
+		e.builtMu.Lock()
+		defer e.builtMu.Unlock()
+		e.built = t
+	}
+}
+
+func (e *cachedRender) builtTree() *gitrepo.Tree {
+	if e == nil {
+		return nil
+	}
+	e.builtMu.Lock()
+	defer e.builtMu.Unlock()
+	return e.built
 }

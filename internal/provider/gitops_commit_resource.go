@@ -5,14 +5,11 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
-	"sync"
-	"unsafe"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -27,12 +24,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
-	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
-	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
@@ -47,8 +43,7 @@ var (
 
 const (
 	promotedCommitFile   = delivery.PromotedCommitFile
-	defaultCommitMessage = "Update GitOps repository (kalypso_gitops_commit)"
-	prStateNone          = "none"
+	defaultCommitMessage = delivery.DefaultCommitMessage
 )
 
 // GitopsCommitResource is kalypso_gitops_commit: it delivers a file set, or an environment it renders, to
@@ -101,8 +96,10 @@ type gitopsRenderModel struct {
 }
 
 var (
-	gitopsAuthorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
-	gitopsChangeType      = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
+	gitopsAuthorAttrTypes      = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
+	gitopsPullRequestAttrTypes = map[string]attr.Type{"head_branch": types.StringType, "title": types.StringType, "labels": types.ListType{ElemType: types.StringType}}
+	gitopsRenderAttrTypes      = map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
+	gitopsChangeType           = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
 	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
 	// exit 2 without any drift (hashicorp/terraform#36403), which breaks drift detection.
 	gitopsRenderSummaryTypes = map[string]attr.Type{
@@ -135,20 +132,17 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`<repository_url>//<path>?ref=<branch>`, also the import ID.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed:            true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"repository_url": schema.StringAttribute{
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
 					"`git_url_rewrites` apply. Credentials in the URL are rejected.",
-				Required:      true,
-				PlanModifiers: replace,
+				Required: true, PlanModifiers: replace,
 			},
 			"branch": schema.StringAttribute{
 				MarkdownDescription: "Branch to write (the pull request's base in PR mode). It must exist unless `create_branch` is set; " +
 					"the name must follow `git check-ref-format`.",
-				Required:      true,
-				PlanModifiers: replace,
+				Required: true, PlanModifiers: replace,
 			},
 			"create_branch": schema.BoolAttribute{
 				MarkdownDescription: "Create `branch` when it does not exist, as a new branch (without parent commit) that holds only this resource's files, " +
@@ -158,10 +152,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root).",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString("."),
-				PlanModifiers:       replace,
+				Optional:            true, Computed: true, Default: stringdefault.StaticString("."), PlanModifiers: replace,
 			},
 			"render": schema.SingleNestedAttribute{
 				MarkdownDescription: "Render mode: the resource runs the same engine as `provider::kalypso::environment_render` and delivers " +
@@ -183,14 +174,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"files": schema.MapAttribute{
 				MarkdownDescription: "Files mode, for hand-made or small trees: map of file name, relative to `path`, to content. Names may not " +
 					"start with a dot-entry (those are never managed). Exactly one of `render` and `files`.",
-				Optional:    true,
-				ElementType: types.StringType,
+				Optional: true, ElementType: types.StringType,
 			},
 			"commit_message": schema.StringAttribute{
 				MarkdownDescription: "Commit message. Defaults to `" + defaultCommitMessage + "`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(defaultCommitMessage),
+				Optional:            true, Computed: true, Default: stringdefault.StaticString(defaultCommitMessage),
 			},
 			"author": schema.SingleNestedAttribute{
 				MarkdownDescription: "Commit author; defaults to the provider's `author`.",
@@ -224,9 +212,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"retain_on_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Keep the files in the repository when the resource is destroyed. Defaults to `false`: destroy removes them " +
 					"(and the promoted-commit file and ownership record it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"max_changes": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path); `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
@@ -329,37 +315,74 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.AddAttributeError(at, p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
+		var problems []delivery.FileProblem
 		names := make([]string, 0, len(cfg.Files.Elements()))
 		for name, v := range cfg.Files.Elements() {
-			names = append(names, name)
-			if v.IsNull() {
-				resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(name), "Null file content",
-					fmt.Sprintf("kalypso_gitops_commit: file %q has null content. Give it content (\"\" for an empty file) or remove it from files.", name))
+			if names = append(names, name); v.IsNull() {
+				problems = append(problems, delivery.NullContent(name))
 			}
 		}
-		for _, p := range delivery.CheckFileNames(names) {
+		for _, p := range append(problems, delivery.CheckFileNames(names)...) {
 			resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(p.Name), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 		}
 	}
 }
 
+// settings converts m's configuration. At plan time, planChanges calls it once the values it needs are known.
+func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) delivery.Resource {
+	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
+	s := delivery.Resource{
+		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
+		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(),
+		MaxChanges: int(m.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
+	}
+	if !m.MaxDeletePercent.IsNull() {
+		s.MaxDeletePercent = int(m.MaxDeletePercent.ValueInt64())
+	}
+	if r.data != nil {
+		s.Author.Name, s.Author.Email = r.data.AuthorName, r.data.AuthorEmail
+	}
+	if !m.Author.IsNull() && !m.Author.IsUnknown() {
+		var a AuthorModel
+		diags.Append(m.Author.As(ctx, &a, objectAsOptions)...)
+		if v := a.Name.ValueString(); v != "" {
+			s.Author.Name = v
+		}
+		if v := a.Email.ValueString(); v != "" {
+			s.Author.Email = v
+		}
+	}
+	if !m.PullRequest.IsNull() {
+		var prm gitopsPullRequestModel
+		if !m.PullRequest.IsUnknown() {
+			diags.Append(m.PullRequest.As(ctx, &prm, objectAsOptions)...)
+		}
+		s.PullRequest = &delivery.PullRequest{HeadBranch: prm.HeadBranch.ValueString(), Title: prm.Title.ValueString()}
+		// Labels matter only to the apply, where they are known; a plan may not know them yet.
+		if l := prm.Labels; !l.IsNull() && !l.IsUnknown() && !slices.ContainsFunc(l.Elements(), attr.Value.IsUnknown) {
+			diags.Append(l.ElementsAs(ctx, &s.PullRequest.Labels, false)...)
+		}
+	}
+	return s
+}
+
 // desired is what a plan or an apply delivers, built from the configuration.
 type desired struct {
-	files  map[string][]byte
+	files map[string][]byte
+	// render and cached are the render (render mode, unless reused).
 	render *render.Result
+	cached *cachedRender
 	known  bool
-	// inputs names the render's inputs and the code that renders them (render mode).
-	inputs string
-	// warnings are the render's (render mode).
-	warnings model.Diagnostics
+	// record holds the render's inputs and warnings (render mode); the apply adds the tree it delivered.
+	record delivery.RenderRecord
 	// reused is the managed tree id that the last apply of the same inputs recorded: the render was skipped
-	// and files is nil (delivery.Desired.Tree).
+	// and files is nil (delivery.Desired.RecordedTree).
 	reused string
 }
 
 // desiredFiles reads files or renders; known is false when an input is not known yet. With last (render
-// mode), inputs equal to those of the last apply are not rendered again: see renderRecord.
-func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics, last *renderRecord) desired {
+// mode), inputs equal to those of the last apply are not rendered again: see delivery.RenderRecord.
+func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics, last *delivery.RenderRecord) desired {
 	if !m.Render.IsNull() {
 		if m.Render.IsUnknown() {
 			return desired{}
@@ -372,24 +395,18 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		}
 		opts := r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString())
 		key := renderCacheKey(rm.Environment.ValueString(), manifests, opts)
-		inputs := fmt.Sprintf("%x", sha256.Sum256(append([]byte(render.BuildID()+"\n"), key[:]...)))
+		inputs := delivery.RenderInputs(render.BuildID(), key[:])
 		manifestsPath := path.Root("render").AtName("manifests")
-		if last != nil && last.Inputs == inputs && last.Tree != "" {
+		if last.Reusable(inputs) {
 			diags.Append(engineDiagnostics(last.Warnings, manifestsPath)...)
-			return desired{known: true, inputs: inputs, warnings: last.Warnings, reused: last.Tree}
+			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree}
 		}
-		res, engineDiags, _ := renderCached(rm.Environment.ValueString(), manifests, opts, nil)
-		diags.Append(engineDiagnostics(engineDiags, manifestsPath)...)
+		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
+		diags.Append(engineDiagnostics(e.diags, manifestsPath)...)
 		if diags.HasError() {
 			return desired{}
 		}
-		var warnings model.Diagnostics
-		for _, d := range engineDiags {
-			if d.Severity == model.SeverityWarning {
-				warnings = append(warnings, d)
-			}
-		}
-		return desired{files: renderedFiles(res), render: res, known: true, inputs: inputs, warnings: warnings}
+		return desired{files: e.deliveryFiles(), render: e.res, cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}
@@ -405,115 +422,8 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 	return desired{files: files, known: true}
 }
 
-// The apply walk plans (ModifyPlan) and then applies (Create, Update) in one provider process, on the same
-// cached render: its files are converted once, and the tree id the plan computed is kept for the apply.
-var lastRendered struct {
-	sync.Mutex
-	res   *render.Result
-	files map[string][]byte
-	tree  *gitrepo.Tree
-}
-
-func renderedFiles(res *render.Result) map[string][]byte {
-	lastRendered.Lock()
-	defer lastRendered.Unlock()
-	if lastRendered.res == res {
-		return lastRendered.files
-	}
-	files := make(map[string][]byte, len(res.Files))
-	for p, c := range res.Files {
-		// No copy: the render's strings are immutable and outlive the map, and the delivery only reads
-		// them. (A whole environment is 160 MiB of files; copying it cost a second per plan.)
-		files[p] = unsafe.Slice(unsafe.StringData(c), len(c))
-		if c == "" {
-			files[p] = []byte{}
-		}
-	}
-	lastRendered.res, lastRendered.files, lastRendered.tree = res, files, nil
-	return files
-}
-
-// rememberTree records the tree of res's files; renderedTree returns it (nil when not known).
-func rememberTree(res *render.Result, tree *gitrepo.Tree) {
-	lastRendered.Lock()
-	defer lastRendered.Unlock()
-	if lastRendered.res == res {
-		lastRendered.tree = tree
-	}
-}
-
-func renderedTree(res *render.Result) *gitrepo.Tree {
-	lastRendered.Lock()
-	defer lastRendered.Unlock()
-	if res != nil && lastRendered.res == res {
-		return lastRendered.tree
-	}
-	return nil
-}
-
-// renderRecord is what an apply in render mode keeps in the resource's private state: the render's inputs
-// (with the code that renders them), the managed tree they render to, and the render's warnings. A plan
-// whose inputs are the same, against a branch that still holds that tree, has nothing to change and
-// needs no render: at 86k assignments that is most of an empty re-plan.
-type renderRecord struct {
-	Inputs   string            `json:"inputs"`
-	Tree     string            `json:"tree"`
-	Warnings model.Diagnostics `json:"warnings,omitempty"`
-}
-
+// renderRecordKey is the private-state key of the delivery.RenderRecord of the last apply.
 const renderRecordKey = "render"
-
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-// readRenderRecord returns the record, or nil when there is none or it cannot be read (the plan renders).
-func readRenderRecord(ctx context.Context, p privateGetter) *renderRecord {
-	if p == nil {
-		return nil
-	}
-	b, diags := p.GetKey(ctx, renderRecordKey)
-	var rec renderRecord
-	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &rec) != nil {
-		return nil
-	}
-	return &rec
-}
-
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-// writeRenderRecord stores the record of an apply in render mode (and clears it in files mode).
-func writeRenderRecord(ctx context.Context, p privateSetter, d desired, tree string) diag.Diagnostics {
-	if d.inputs == "" || tree == "" {
-		return p.SetKey(ctx, renderRecordKey, nil)
-	}
-	b, err := json.Marshal(renderRecord{Inputs: d.inputs, Tree: tree, Warnings: d.warnings})
-	if err != nil {
-		return p.SetKey(ctx, renderRecordKey, nil)
-	}
-	return p.SetKey(ctx, renderRecordKey, b)
-}
-
-// deliveryDesired adds the root files (promoted commit, ownership record) to the managed files.
-func deliveryDesired(m *gitopsCommitModel, want desired, priorPromoted bool) delivery.Desired {
-	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
-	d := delivery.Desired{Path: dir, Files: want.files, RecordedTree: want.reused, RootFiles: map[string][]byte{delivery.MarkerPath(dir): delivery.MarkerContent(displayDir(dir))}}
-	if !m.PromotedCommitID.IsNull() {
-		d.RootFiles[promotedCommitFile] = []byte(m.PromotedCommitID.ValueString())
-	} else if priorPromoted {
-		d.DeleteRootFiles = []string{promotedCommitFile}
-	}
-	return d
-}
-
-func displayDir(dir string) string {
-	if dir == "" {
-		return "."
-	}
-	return dir
-}
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
@@ -525,12 +435,15 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	var state *gitopsCommitModel
+	var last *delivery.RenderRecord
 	if !req.State.Raw.IsNull() {
 		state = &gitopsCommitModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
+		b, _ := req.Private.GetKey(ctx, renderRecordKey)
+		last = delivery.ParseRenderRecord(b)
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
@@ -539,26 +452,15 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if !prMode && !plan.PullRequest.IsUnknown() {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
-	var last *renderRecord
-	if state != nil {
-		last = readRenderRecord(ctx, req.Private)
+	var diags diag.Diagnostics
+	d := r.desiredFiles(ctx, &plan, &diags, last)
+	cs, needFiles := r.planChanges(ctx, &plan, state, d, &diags)
+	if needFiles { // the branch no longer holds the recorded tree: render
+		diags = nil
+		d = r.desiredFiles(ctx, &plan, &diags, nil)
+		cs, _ = r.planChanges(ctx, &plan, state, d, &diags)
 	}
-	var d desired
-	var cs *delivery.Plan
-	for attempt := 0; attempt < 2; attempt++ {
-		var diags diag.Diagnostics
-		d = r.desiredFiles(ctx, &plan, &diags, last)
-		if !diags.HasError() {
-			var needFiles bool
-			if cs, needFiles = r.planChanges(ctx, &plan, state, d, &diags); needFiles {
-				last = nil // the branch no longer holds the recorded tree: render
-				continue
-			}
-		}
-		resp.Diagnostics.Append(diags...)
-		break
-	}
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	plan.RenderSummary = renderSummaryValue(&plan, d.render)
@@ -582,33 +484,26 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 }
 
 // planChanges reads the branch and fills changes, changes_summary, base_tree_id and content_hash, or
-// marks them unknown when the desired tree is not known yet. It returns nil in that case, and needFiles
-// when d skipped the render but the branch no longer holds the recorded tree.
+// marks them unknown when the desired tree is not known yet. It returns nil in that case or when diags
+// already hold an error, and needFiles when d skipped the render but the branch no longer holds the
+// recorded tree.
 func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
-	unknown := func() (*delivery.Plan, bool) {
-		plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.MapUnknown(types.StringType)
-		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
+	if diags.HasError() {
 		return nil, false
 	}
 	if !d.known || !gitopsKnown(plan.RepositoryURL) || !gitopsKnown(plan.Branch) || !gitopsKnown(plan.Path) ||
 		plan.PromotedCommitID.IsUnknown() || plan.PullRequest.IsUnknown() || plan.MaxChanges.IsUnknown() || plan.MaxDeletePercent.IsUnknown() || plan.CreateBranch.IsUnknown() {
-		return unknown()
+		plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.MapUnknown(types.StringType)
+		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
+		return nil, false
 	}
-	req := delivery.PlanRequest{
-		RepoURL: plan.RepositoryURL.ValueString(), Branch: plan.Branch.ValueString(), CreateBranch: plan.CreateBranch.ValueBool(),
-		PullRequest: !plan.PullRequest.IsNull(), Desired: deliveryDesired(plan, d, state != nil && !state.PromotedCommitID.IsNull()),
-		MaxChanges: int(plan.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
-	}
-	if !plan.MaxDeletePercent.IsNull() {
-		req.MaxDeletePercent = int(plan.MaxDeletePercent.ValueInt64())
-	}
+	s := r.settings(ctx, plan, diags)
+	var lastTree, prState string
 	if state != nil {
-		req.LastTree = state.ContentHash.ValueString()
-		if req.PullRequest && state.PullRequestState.ValueString() == githubpr.StateOpen {
-			req.ReadBranch = r.headBranch(ctx, plan) // the open proposal is what the plan changes
-		}
+		lastTree, prState = state.ContentHash.ValueString(), state.PullRequestState.ValueString()
 	}
-	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), req)
+	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
+	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
 	if errors.Is(err, delivery.ErrFilesNeeded) {
 		return nil, true
 	}
@@ -616,9 +511,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		diags.Append(deliveryDiag(plan.ID.ValueString(), err))
 		return nil, false
 	}
-	if cs.Tree != nil {
-		rememberTree(d.render, cs.Tree)
-	}
+	d.cached.rememberTree(cs.Tree)
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
@@ -670,34 +563,15 @@ func renderSummaryValue(m *gitopsCommitModel, res *render.Result) types.Object {
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gitopsCommitModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	d, diags := r.deliver(ctx, &plan, nil)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(writeRenderRecord(ctx, resp.Private, d, plan.ContentHash.ValueString())...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state gitopsCommitModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	d, diags := r.deliver(ctx, &plan, &state)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(writeRenderRecord(ctx, resp.Private, d, plan.ContentHash.ValueString())...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
 func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -706,29 +580,13 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dir, _ := gitrepo.CleanPath(state.Path.ValueString())
-	req2 := delivery.RefreshRequest{RepoURL: state.RepositoryURL.ValueString(), Branch: state.Branch.ValueString(), Path: dir, Files: state.Render.IsNull()}
-	if !state.PullRequest.IsNull() && !state.PullRequestNumber.IsNull() {
-		pr, err := delivery.ReadPullRequest(ctx, r.data.GitHubClient, req2.RepoURL, int(state.PullRequestNumber.ValueInt64()))
-		if err != nil {
-			resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
-			return
-		}
-		state.PullRequestState = types.StringValue(pr.State)
-		if pr.URL != "" {
-			state.PullRequestURL = types.StringValue(pr.URL)
-		}
-		if pr.State == githubpr.StateOpen {
-			// The open proposal is the content Terraform delivered; edits to it are drift.
-			req2.HeadBranch = r.headBranch(ctx, &state)
-		}
-	}
-	if req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
+	req2 := r.settings(ctx, &state, &resp.Diagnostics).RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
+	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
-	ins, err := delivery.Refresh(ctx, r.client(&state), req2)
+	ins, err := delivery.Refresh(ctx, r.client(&state), r.data.GitHubClient, req2)
 	if err != nil {
-		resp.Diagnostics.Append(gitErrorDiag("Cannot read the Git repository", state.ID.ValueString(), err))
+		resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
 		return
 	}
 	if ins.Gone != nil {
@@ -737,50 +595,36 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if pr := ins.PullRequest; pr != nil {
+		state.PullRequestState = types.StringValue(pr.State)
+		if pr.URL != "" {
+			state.PullRequestURL = types.StringValue(pr.URL)
+		}
+	}
 	if req2.Files {
 		fv, diags := types.MapValueFrom(ctx, types.StringType, ins.Files)
 		resp.Diagnostics.Append(diags...)
 		state.Files = fv
 	}
-	// Files under path that changed out of band (including a push whose answer was lost, or an apply
-	// killed after its push landed) move commit_sha to the head that now holds them.
-	drifted := state.ContentHash.ValueString() != ins.ManagedTree
+	rec := ins.Update(delivery.Recorded{ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PromotedCommitID: state.PromotedCommitID.ValueStringPointer()})
 	// Refresh resets the change set: nothing is pending against what the branch now holds. (The next plan
 	// computes a new one; a plan without refresh that finds nothing to change keeps the last apply's.)
-	state.ContentHash, state.BaseTreeID = types.StringValue(ins.ManagedTree), types.StringValue(ins.ManagedTree)
+	state.ContentHash, state.BaseTreeID, state.CommitSHA = types.StringValue(rec.ContentHash), types.StringValue(rec.ContentHash), types.StringValue(rec.CommitSHA)
+	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
 	state.Changes, state.ChangesSummary, state.ChangesByDirectory = emptyChanges()
-	if !state.PromotedCommitID.IsNull() {
-		if v, ok := ins.RootFiles[promotedCommitFile]; ok {
-			state.PromotedCommitID = types.StringValue(string(v))
-		} else {
-			state.PromotedCommitID = types.StringNull()
-		}
-	}
-	if state.CommitSHA.IsNull() || state.CommitSHA.ValueString() == "" || drifted {
-		state.CommitSHA = types.StringValue(ins.HeadSHA)
-	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state gitopsCommitModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || state.RetainOnDestroy.ValueBool() {
 		return
 	}
-	if state.RetainOnDestroy.ValueBool() {
-		return
-	}
+	s := r.settings(ctx, &state, &resp.Diagnostics)
+	want, message := s.Removal()
 	prior := state
-	if state.CommitMessage.ValueString() == "" || state.CommitMessage.ValueString() == defaultCommitMessage {
-		state.CommitMessage = types.StringValue("Remove files managed by kalypso_gitops_commit")
-	}
-	dir, _ := gitrepo.CleanPath(state.Path.ValueString())
-	want := delivery.Desired{Path: dir, Files: map[string][]byte{}, DeleteRootFiles: []string{delivery.MarkerPath(dir)}}
-	if !prior.PromotedCommitID.IsNull() {
-		want.DeleteRootFiles = append(want.DeleteRootFiles, promotedCommitFile)
-	}
-	diags, err := r.push(ctx, &state, &prior, want, "", true)
+	diags, err := r.push(ctx, &state, &prior, s.DeliverRequest(want, message, s.PromotedCommitID, "", true))
 	if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
 		return // the repository or branch is already gone: nothing left to remove
 	}
@@ -796,179 +640,92 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	changes, summary, byDir := emptyChanges()
-	st := gitopsCommitModel{
-		ID:                    types.StringValue(delivery.ID(repoURL, dir, branch)),
-		RepositoryURL:         types.StringValue(repoURL),
-		Branch:                types.StringValue(branch),
-		CreateBranch:          types.BoolValue(false),
-		Path:                  types.StringValue(dir),
-		Files:                 types.MapValueMust(types.StringType, map[string]attr.Value{}),
-		Render:                types.ObjectNull(gitopsRenderAttrTypes()),
-		CommitMessage:         types.StringValue(defaultCommitMessage),
-		Author:                types.ObjectNull(gitopsAuthorAttrTypes),
-		PromotedCommitID:      types.StringNull(),
-		PullRequest:           types.ObjectNull(gitopsPullRequestAttrTypes()),
-		SSHHostKeyFingerprint: types.StringNull(),
-		RetainOnDestroy:       types.BoolValue(false),
-		MaxChanges:            types.Int64Null(),
-		MaxDeletePercent:      types.Int64Null(),
-		Changes:               changes,
-		ChangesSummary:        summary,
-		ChangesByDirectory:    byDir,
-		RenderSummary:         types.ObjectNull(gitopsRenderSummaryTypes),
-		BaseTreeID:            types.StringNull(),
-		ContentHash:           types.StringNull(),
-		CommitSHA:             types.StringNull(),
-		PullRequestNumber:     types.Int64Null(),
-		PullRequestURL:        types.StringNull(),
-		PullRequestState:      types.StringNull(),
+	// The zero types.String, types.Int64 and types.Bool are null; null objects and maps need their types.
+	resp.Diagnostics.Append(resp.State.Set(ctx, &gitopsCommitModel{
+		ID: types.StringValue(delivery.ID(repoURL, dir, branch)), RepositoryURL: types.StringValue(repoURL), Branch: types.StringValue(branch), Path: types.StringValue(dir),
+		CreateBranch: types.BoolValue(false), RetainOnDestroy: types.BoolValue(false), CommitMessage: types.StringValue(delivery.DefaultCommitMessage),
+		Files: types.MapValueMust(types.StringType, map[string]attr.Value{}), Changes: changes, ChangesSummary: summary, ChangesByDirectory: byDir,
+		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
+		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
+	})...)
+}
+
+// apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
+// records the render in private state.
+func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+	var m gitopsCommitModel
+	var prior *gitopsCommitModel
+	var priorPromoted *string
+	diags.Append(planned.Get(ctx, &m)...)
+	if priorState != nil {
+		prior = &gitopsCommitModel{}
+		diags.Append(priorState.Get(ctx, prior)...)
+		priorPromoted = prior.PromotedCommitID.ValueStringPointer()
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
-}
-
-func gitopsPullRequestAttrTypes() map[string]attr.Type {
-	return map[string]attr.Type{
-		"head_branch": types.StringType,
-		"title":       types.StringType,
-		"labels":      types.ListType{ElemType: types.StringType},
-	}
-}
-
-func gitopsRenderAttrTypes() map[string]attr.Type {
-	return map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
-}
-
-// deliver applies the planned change set of m (prior is the state before, nil on create) and fills the
-// computed attributes.
-func (r *GitopsCommitResource) deliver(ctx context.Context, m *gitopsCommitModel, prior *gitopsCommitModel) (desired, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	d := r.desiredFiles(ctx, m, &diags, nil)
 	if diags.HasError() {
-		return d, diags
+		return
+	}
+	d := r.desiredFiles(ctx, &m, diags, nil)
+	if diags.HasError() {
+		return
 	}
 	if !d.known {
 		diags.AddError("Cannot deliver an unknown file set",
 			fmt.Sprintf("kalypso_gitops_commit %s: an input of files or render is still unknown at apply time. This is a bug in the provider; please report it.", m.ID.ValueString()))
-		return d, diags
+		return
 	}
-	want := deliveryDesired(m, d, prior != nil && !prior.PromotedCommitID.IsNull())
-	var tree string
-	var treeErr error
-	if want.Built = renderedTree(d.render); want.Built != nil {
-		tree = want.Built.ID()
-	} else {
-		tree, treeErr = delivery.TreeID(d.files)
+	s := r.settings(ctx, &m, diags)
+	want := s.Desired(d.files, "", priorPromoted != nil)
+	want.Built = d.cached.builtTree()
+	tree, err := want.TreeID()
+	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
+	if err := plan.Check(tree, err); err != nil {
+		diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		return
 	}
-	if gitopsKnown(m.ContentHash) {
-		// The apply delivers exactly the planned tree: a render that differs from the plan's is refused.
-		if got, err := tree, treeErr; err != nil || got != m.ContentHash.ValueString() {
-			diags.AddError("The desired tree differs from the plan",
-				fmt.Sprintf("kalypso_gitops_commit %s: the plan was for tree %s, the apply computed %s (%v). Nothing was written; run terraform plan again.",
-					m.ID.ValueString(), m.ContentHash.ValueString(), got, err))
-			return d, diags
-		}
+	pushed, _ := r.push(ctx, &m, prior, s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false))
+	if diags.Append(pushed...); diags.HasError() {
+		return
 	}
-	expected := ""
-	if m.PullRequest.IsNull() && gitopsKnown(m.BaseTreeID) && gitopsKnown(m.ContentHash) {
-		expected = m.BaseTreeID.ValueString()
-		if gitopsKnown(m.CommitSHA) {
-			// The plan found nothing to write (commit_sha stays known; changes and base_tree_id are those of the
-			// last apply): the branch must still hold the desired tree.
-			expected = m.ContentHash.ValueString()
-		}
-	}
-	d2, _ := r.push(ctx, m, prior, want, expected, false)
-	diags.Append(d2...)
-	if diags.HasError() {
-		return d, diags
-	}
-	if !gitopsKnown(m.ContentHash) {
-		m.ContentHash = types.StringValue(tree)
-	}
+	contentHash, baseTree := plan.Applied(tree)
+	m.ContentHash = types.StringValue(contentHash)
 	if m.BaseTreeID.IsUnknown() {
-		m.BaseTreeID = m.ContentHash
+		m.BaseTreeID = types.StringValue(baseTree)
 	}
 	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesByDirectory.IsUnknown() {
 		m.Changes, m.ChangesSummary, m.ChangesByDirectory = emptyChanges()
 	}
 	if m.RenderSummary.IsUnknown() {
-		m.RenderSummary = renderSummaryValue(m, d.render)
+		m.RenderSummary = renderSummaryValue(&m, d.render)
 	}
-	return d, diags
+	d.record.Tree = contentHash
+	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
+	diags.Append(out.Set(ctx, &m)...)
 }
 
-// push writes want (direct or PR mode) and fills commit_sha and the pull-request attributes. existingOnly
-// refuses to create a missing branch (destroy); the Git error is returned for the caller to classify.
-func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, want delivery.Desired, expected string, existingOnly bool) (diag.Diagnostics, error) {
-	var diags diag.Diagnostics
-	req := delivery.DeliverRequest{
-		Apply: gitrepo.ApplyRequest{
-			RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: want.Path,
-			Files: want.Files, Tree: want.Built, RootFiles: want.RootFiles, DeleteRootFiles: want.DeleteRootFiles,
-			Message: m.CommitMessage.ValueString(), Author: r.author(ctx, m, &diags),
-			NoCreate: existingOnly || !m.CreateBranch.ValueBool(), Orphan: true, ExpectedManagedTree: expected,
-		},
-		PromotedCommitID: m.PromotedCommitID.ValueString(),
-		PromotedChanged:  !m.PromotedCommitID.IsNull() && (prior == nil || !prior.PromotedCommitID.Equal(m.PromotedCommitID)),
-	}
-	prMode := !m.PullRequest.IsNull()
-	if prMode {
-		var prm gitopsPullRequestModel
-		diags.Append(m.PullRequest.As(ctx, &prm, objectAsOptions)...)
-		if !prm.Labels.IsNull() && !prm.Labels.IsUnknown() {
-			diags.Append(prm.Labels.ElementsAs(ctx, &req.Labels, false)...)
-		}
-		req.Title, req.Apply.HeadBranch = prm.Title.ValueString(), delivery.HeadBranch(req.Apply.Branch, prm.HeadBranch.ValueString())
-	}
+// push performs req (direct or PR mode) and fills commit_sha and the pull-request attributes of m. The
+// Git error is returned for the caller to classify.
+func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, req delivery.DeliverRequest) (diag.Diagnostics, error) {
 	m.ID = types.StringValue(delivery.ID(req.Apply.RepoURL, req.Apply.Path, req.Apply.Branch))
 	res, err := delivery.Deliver(ctx, r.client(m), r.data.GitHubClient, req)
 	if res.Git.CommitSHA != "" {
 		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
 	}
 	if err != nil {
-		diags.Append(deliveryDiag(m.ID.ValueString(), err))
-		return diags, err
+		return diag.Diagnostics{deliveryDiag(m.ID.ValueString(), err)}, err
 	}
-	switch {
-	case !prMode:
-		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
-	case res.PullRequest != nil:
-		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Value(int64(res.PullRequest.Number)), types.StringValue(res.PullRequest.URL), types.StringValue(res.PullRequest.State)
-	case prior == nil || prior.PullRequestNumber.IsNull(): // nothing to propose: the base already holds the desired content
-		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringValue(prStateNone)
-	default:
-		m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = prior.PullRequestNumber, prior.PullRequestURL, prior.PullRequestState
-		if m.PullRequestState.IsUnknown() || m.PullRequestState.IsNull() {
-			m.PullRequestState = types.StringValue(prStateNone)
+	m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
+	if !m.PullRequest.IsNull() {
+		var before delivery.PullRequestRecord
+		if prior != nil {
+			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
+		}
+		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		if m.PullRequestState = types.StringValue(pr.State); pr.Number != 0 {
+			m.PullRequestNumber, m.PullRequestURL = types.Int64Value(int64(pr.Number)), types.StringValue(pr.URL)
 		}
 	}
-	return diags, nil
-}
-
-func (r *GitopsCommitResource) headBranch(ctx context.Context, m *gitopsCommitModel) string {
-	var prm gitopsPullRequestModel
-	if !m.PullRequest.IsNull() && !m.PullRequest.IsUnknown() {
-		_ = m.PullRequest.As(ctx, &prm, objectAsOptions)
-	}
-	return delivery.HeadBranch(m.Branch.ValueString(), prm.HeadBranch.ValueString())
-}
-
-func (r *GitopsCommitResource) author(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) gitrepo.Signature {
-	sig := gitrepo.Signature{}
-	if r.data != nil {
-		sig.Name, sig.Email = r.data.AuthorName, r.data.AuthorEmail
-	}
-	if !m.Author.IsNull() && !m.Author.IsUnknown() {
-		var a AuthorModel
-		diags.Append(m.Author.As(ctx, &a, objectAsOptions)...)
-		if v := a.Name.ValueString(); v != "" {
-			sig.Name = v
-		}
-		if v := a.Email.ValueString(); v != "" {
-			sig.Email = v
-		}
-	}
-	return sig
+	return nil, nil
 }
 
 func (r *GitopsCommitResource) client(m *gitopsCommitModel) *gitrepo.Client {
@@ -985,16 +742,17 @@ func deliveryDiag(id string, err error) diag.Diagnostic {
 	if de.Hint != "" {
 		detail += "\n\n" + de.Hint
 	}
-	if de.Attribute == "" {
-		return diag.NewErrorDiagnostic(de.Summary, detail)
-	}
-	return diag.NewAttributeErrorDiagnostic(path.Root(de.Attribute), de.Summary, detail)
+	return attributeDiag(de.Attribute, de.Summary, detail)
 }
 
 // gitErrorDiag turns a gitrepo error into a diagnostic that says what to do.
 func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
 	hint, attribute := delivery.ErrorHint(err)
-	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)
+	return attributeDiag(attribute, summary, fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint))
+}
+
+// attributeDiag is an error at a root attribute, or at none when attribute is "".
+func attributeDiag(attribute, summary, detail string) diag.Diagnostic {
 	if attribute == "" {
 		return diag.NewErrorDiagnostic(summary, detail)
 	}

@@ -1,0 +1,62 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
+)
+
+// TestRefresh_PullRequest runs against a real bare repository and the mock of GitHub's REST API: while the
+// pull request is open, a refresh compares the head branch (the content Terraform proposed); once merged
+// or closed, the base branch.
+func TestRefresh_PullRequest(t *testing.T) {
+	const token = "ghp_refreshTEST"
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"clusters/a.yaml": "base\n"})
+	gitserver.Git(t, "", nil, "--git-dir", repo, "branch", "kalypso/main", "main")
+	gitserver.Commit(t, repo, "kalypso/main", "proposal", map[string]string{"clusters/a.yaml": "proposed\n"}, nil)
+	gh := mockgithub.Start(t, token)
+	github := func() (*githubpr.Service, error) { return githubpr.New(http.DefaultClient, gh.BaseURL(), token, nil) }
+	svc, _ := github()
+	ctx := context.Background()
+	if _, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{Owner: "org", Repo: "fleet", Base: "main", Head: "kalypso/main", Title: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	c := &gitrepo.Client{Rewrites: map[string]string{"https://github.com/org/": "file://" + root + "/"}}
+	treeOf := func(content string) string {
+		id, _ := TreeID(map[string][]byte{"a.yaml": []byte(content)})
+		return id
+	}
+	r := Resource{RepoURL: "https://github.com/org/fleet.git", Branch: "main", Path: "clusters", PullRequest: &PullRequest{}}
+
+	got, err := Refresh(ctx, c, github, r.RefreshRequest(1))
+	if err != nil || got.PullRequest == nil || got.PullRequest.State != githubpr.StateOpen || got.ManagedTree != treeOf("proposed\n") {
+		t.Fatalf("open: %+v, %v; want the head branch's tree", got, err)
+	}
+	gh.SetState("org/fleet", 1, true)
+	if got, err = Refresh(ctx, c, github, r.RefreshRequest(1)); err != nil || got.PullRequest.State != githubpr.StateMerged || got.ManagedTree != treeOf("base\n") {
+		t.Fatalf("merged: %+v, %v; want the base branch's tree", got, err)
+	}
+	if got, err = Refresh(ctx, c, github, r.RefreshRequest(0)); err != nil || got.PullRequest != nil || got.ManagedTree != treeOf("base\n") {
+		t.Fatalf("no pull request recorded: %+v, %v", got, err)
+	}
+	var de *Error
+	if _, err = Refresh(ctx, c, github, r.RefreshRequest(99)); !errors.As(err, &de) || de.Summary != "Cannot read the pull request" {
+		t.Fatalf("a pull request GitHub does not have: %v", err)
+	}
+	if got, err = Refresh(ctx, c, github, Resource{RepoURL: r.RepoURL, Branch: "gone", Path: "clusters"}.RefreshRequest(0)); err != nil || got.Gone == nil {
+		t.Fatalf("a deleted branch: %+v, %v", got, err)
+	}
+	if _, err = Refresh(ctx, c, github, Resource{RepoURL: "https://user:secret@github.com/org/fleet.git", Branch: "main", Path: "clusters"}.RefreshRequest(0)); !errors.As(err, &de) || de.Summary != "Cannot read the Git repository" || de.Hint == "" {
+		t.Fatalf("a Git error: %#v", err)
+	}
+}
