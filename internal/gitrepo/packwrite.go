@@ -165,41 +165,22 @@ func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPa
 			}
 		}
 	}()
-	f, err := fs.TempFile(dir, "tmp_pack_")
+	var entries []packedObject
+	var checksum plumbing.Hash
+	err = writeTemp(fs, dir, "tmp_pack_", &tmps, func(w io.Writer) (err error) {
+		entries, checksum, err = writePackData(w, objs)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	tmps = append(tmps, f.Name())
-	entries, checksum, err := writePackData(f, objs)
-	if err == nil {
-		err = syncFile(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-
-	fi, err := fs.TempFile(dir, "tmp_idx_")
-	if err != nil {
-		return nil, err
-	}
-	tmps = append(tmps, fi.Name())
 	slices.SortFunc(entries, func(a, b packedObject) int { return bytes.Compare(a.hash[:], b.hash[:]) })
 	for i := 1; i < len(entries); i++ {
 		if entries[i].hash == entries[i-1].hash {
-			_ = fi.Close()
 			return nil, fmt.Errorf("writing a pack: object %s twice", entries[i].hash)
 		}
 	}
-	err = writePackIndex(fi, entries, checksum)
-	if err == nil {
-		err = syncFile(fi)
-	}
-	if cerr := fi.Close(); err == nil {
-		err = cerr
-	}
+	err = writeTemp(fs, dir, "tmp_idx_", &tmps, func(w io.Writer) error { return writePackIndex(w, entries, checksum) })
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +215,22 @@ func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPa
 	return p, nil
 }
 
-func syncFile(f billy.File) error {
-	if s, ok := f.(interface{ Sync() error }); ok {
-		return s.Sync()
+// writeTemp writes a new temporary file in dir with write, syncs and closes it, and appends its name to
+// tmps (for the caller to rename or remove).
+func writeTemp(fs billy.Filesystem, dir, prefix string, tmps *[]string, write func(io.Writer) error) error {
+	f, err := fs.TempFile(dir, prefix)
+	if err != nil {
+		return err
 	}
-	return nil
+	*tmps = append(*tmps, f.Name())
+	err = write(f)
+	if s, ok := f.(interface{ Sync() error }); ok && err == nil {
+		err = s.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writePackData writes the pack (header, entries in the order of objs, SHA-1 trailer) to w and returns

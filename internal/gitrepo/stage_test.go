@@ -51,6 +51,8 @@ func TestApply_LargeChangesArePackedSmallOnesLoose(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			name := tg.name + ".git"
 			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{"README.md": "outside"})
+			// The server checks every object it receives, as GitHub does, and refuses the push on any fault.
+			gitserver.Git(t, "", nil, "--git-dir", repo, "config", "receive.fsckObjects", "true")
 			looseBefore, packsBefore, _ := objectFiles(t, repo)
 			files := map[string]string{}
 			for i := 0; i < 300; i++ {
