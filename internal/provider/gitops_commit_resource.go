@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -55,59 +53,7 @@ type GitopsCommitResource struct {
 // NewGitopsCommitResource returns the resource.
 func NewGitopsCommitResource() resource.Resource { return &GitopsCommitResource{} }
 
-type gitopsCommitModel struct {
-	ID                    types.String `tfsdk:"id"`
-	RepositoryURL         types.String `tfsdk:"repository_url"`
-	Branch                types.String `tfsdk:"branch"`
-	CreateBranch          types.Bool   `tfsdk:"create_branch"`
-	Path                  types.String `tfsdk:"path"`
-	Files                 types.Map    `tfsdk:"files"`
-	Render                types.Object `tfsdk:"render"`
-	CommitMessage         types.String `tfsdk:"commit_message"`
-	Author                types.Object `tfsdk:"author"`
-	PromotedCommitID      types.String `tfsdk:"promoted_commit_id"`
-	PullRequest           types.Object `tfsdk:"pull_request"`
-	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
-	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
-	MaxChanges            types.Int64  `tfsdk:"max_changes"`
-	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
-	Changes               types.Map    `tfsdk:"changes"`
-	ChangesSummary        types.String `tfsdk:"changes_summary"`
-	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
-	RenderSummary         types.Object `tfsdk:"render_summary"`
-	BaseTreeID            types.String `tfsdk:"base_tree_id"`
-	ContentHash           types.String `tfsdk:"content_hash"`
-	CommitSHA             types.String `tfsdk:"commit_sha"`
-	PullRequestNumber     types.Int64  `tfsdk:"pull_request_number"`
-	PullRequestURL        types.String `tfsdk:"pull_request_url"`
-	PullRequestState      types.String `tfsdk:"pull_request_state"`
-}
-
-type gitopsPullRequestModel struct {
-	HeadBranch types.String `tfsdk:"head_branch"`
-	Title      types.String `tfsdk:"title"`
-	Labels     types.List   `tfsdk:"labels"`
-}
-
-type gitopsRenderModel struct {
-	Environment      types.String   `tfsdk:"environment"`
-	Manifests        []types.String `tfsdk:"manifests"`
-	ConfigValidation types.String   `tfsdk:"config_validation"`
-}
-
 var (
-	gitopsAuthorAttrTypes      = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
-	gitopsPullRequestAttrTypes = map[string]attr.Type{"head_branch": types.StringType, "title": types.StringType, "labels": types.ListType{ElemType: types.StringType}}
-	gitopsRenderAttrTypes      = map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
-	gitopsChangeType           = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
-	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
-	// exit 2 without any drift (hashicorp/terraform#36403), which breaks drift detection.
-	gitopsRenderSummaryTypes = map[string]attr.Type{
-		"assignments":                    types.StringType,
-		"assignments_by_cluster_type":    types.MapType{ElemType: types.StringType},
-		"unscheduled_deployment_targets": types.ListType{ElemType: types.StringType},
-		"promoted_commit_id":             types.StringType,
-	}
 	sshFingerprint = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}=?$`)
 )
 
@@ -328,100 +274,6 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	}
 }
 
-// settings converts m's configuration. At plan time, planChanges calls it once the values it needs are known.
-func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) delivery.Resource {
-	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
-	s := delivery.Resource{
-		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
-		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(),
-		MaxChanges: int(m.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
-	}
-	if !m.MaxDeletePercent.IsNull() {
-		s.MaxDeletePercent = int(m.MaxDeletePercent.ValueInt64())
-	}
-	if r.data != nil {
-		s.Author.Name, s.Author.Email = r.data.AuthorName, r.data.AuthorEmail
-	}
-	if !m.Author.IsNull() && !m.Author.IsUnknown() {
-		var a AuthorModel
-		diags.Append(m.Author.As(ctx, &a, objectAsOptions)...)
-		if v := a.Name.ValueString(); v != "" {
-			s.Author.Name = v
-		}
-		if v := a.Email.ValueString(); v != "" {
-			s.Author.Email = v
-		}
-	}
-	if !m.PullRequest.IsNull() {
-		var prm gitopsPullRequestModel
-		if !m.PullRequest.IsUnknown() {
-			diags.Append(m.PullRequest.As(ctx, &prm, objectAsOptions)...)
-		}
-		s.PullRequest = &delivery.PullRequest{HeadBranch: prm.HeadBranch.ValueString(), Title: prm.Title.ValueString()}
-		// Labels matter only to the apply, where they are known; a plan may not know them yet.
-		if l := prm.Labels; !l.IsNull() && !l.IsUnknown() && !slices.ContainsFunc(l.Elements(), attr.Value.IsUnknown) {
-			diags.Append(l.ElementsAs(ctx, &s.PullRequest.Labels, false)...)
-		}
-	}
-	return s
-}
-
-// desired is what a plan or an apply delivers, built from the configuration.
-type desired struct {
-	files map[string][]byte
-	// render and cached are the render (render mode, unless reused).
-	render *render.Result
-	cached *cachedRender
-	known  bool
-	// record holds the render's inputs and warnings (render mode); the apply adds the tree it delivered.
-	record delivery.RenderRecord
-	// reused is the managed tree id that the last apply of the same inputs recorded: the render was skipped
-	// and files is nil (delivery.Desired.RecordedTree).
-	reused string
-}
-
-// desiredFiles reads files or renders; known is false when an input is not known yet. With last (render
-// mode), inputs equal to those of the last apply are not rendered again: see delivery.RenderRecord.
-func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics, last *delivery.RenderRecord) desired {
-	if !m.Render.IsNull() {
-		if m.Render.IsUnknown() {
-			return desired{}
-		}
-		var rm gitopsRenderModel
-		diags.Append(m.Render.As(ctx, &rm, objectAsOptions)...)
-		manifests, known := manifestStrings(rm.Manifests)
-		if diags.HasError() || !known || !gitopsKnown(rm.Environment) || rm.ConfigValidation.IsUnknown() {
-			return desired{}
-		}
-		opts := r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString())
-		key := renderCacheKey(rm.Environment.ValueString(), manifests, opts)
-		inputs := delivery.RenderInputs(render.BuildID(), key[:])
-		manifestsPath := path.Root("render").AtName("manifests")
-		if last.Reusable(inputs) {
-			diags.Append(engineDiagnostics(last.Warnings, manifestsPath)...)
-			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree}
-		}
-		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
-		diags.Append(engineDiagnostics(e.diags, manifestsPath)...)
-		if diags.HasError() {
-			return desired{}
-		}
-		return desired{files: e.deliveryFiles(), render: e.res, cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
-	}
-	if m.Files.IsUnknown() {
-		return desired{}
-	}
-	files := make(map[string][]byte, len(m.Files.Elements()))
-	for name, v := range m.Files.Elements() {
-		s, ok := v.(types.String)
-		if !ok || s.IsUnknown() {
-			return desired{}
-		}
-		files[name] = []byte(s.ValueString())
-	}
-	return desired{files: files, known: true}
-}
-
 // renderRecordKey is the private-state key of the delivery.RenderRecord of the last apply.
 const renderRecordKey = "render"
 
@@ -515,51 +367,6 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
-}
-
-func changesValue(cs *delivery.Plan) types.Map {
-	elems := make(map[string]attr.Value, len(cs.Changes))
-	for p, c := range cs.Changes {
-		elems[p] = types.ObjectValueMust(gitopsChangeType.AttrTypes, map[string]attr.Value{"action": types.StringValue(string(c.Action)), "diff": types.StringValue(c.Diff)})
-	}
-	return types.MapValueMust(gitopsChangeType, elems)
-}
-
-func byDirectoryValue(cs *delivery.Plan) types.Map {
-	by := make(map[string]attr.Value, len(cs.ByDirectory))
-	for dir, c := range cs.ByDirectory {
-		by[dir] = types.StringValue(c.String(0))
-	}
-	return types.MapValueMust(types.StringType, by)
-}
-
-// emptyChanges are the values of changes, changes_summary and changes_by_directory when nothing is pending.
-func emptyChanges() (types.Map, types.String, types.Map) {
-	empty := &delivery.Plan{}
-	return changesValue(empty), types.StringValue(empty.Counts.String(0)), byDirectoryValue(empty)
-}
-
-func renderSummaryValue(m *gitopsCommitModel, res *render.Result) types.Object {
-	if m.Render.IsNull() {
-		return types.ObjectNull(gitopsRenderSummaryTypes)
-	}
-	if res == nil {
-		return types.ObjectUnknown(gitopsRenderSummaryTypes)
-	}
-	by := map[string]attr.Value{}
-	counts := map[string]int{}
-	for _, a := range res.Assignments {
-		counts[a.ClusterType]++
-	}
-	for _, ct := range res.ClusterTypes {
-		by[ct] = types.StringValue(strconv.Itoa(counts[ct]))
-	}
-	return types.ObjectValueMust(gitopsRenderSummaryTypes, map[string]attr.Value{
-		"assignments":                    types.StringValue(strconv.Itoa(len(res.Assignments))),
-		"assignments_by_cluster_type":    types.MapValueMust(types.StringType, by),
-		"unscheduled_deployment_targets": stringList(res.Unscheduled),
-		"promoted_commit_id":             types.StringValue(res.PromotedCommit),
-	})
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -731,32 +538,3 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 func (r *GitopsCommitResource) client(m *gitopsCommitModel) *gitrepo.Client {
 	return r.data.GitClient(WithSSHHostKeyFingerprint(m.SSHHostKeyFingerprint.ValueString()))
 }
-
-// deliveryDiag reports a delivery.Error (or a bare Git error) at its attribute, with what to do.
-func deliveryDiag(id string, err error) diag.Diagnostic {
-	var de *delivery.Error
-	if !errors.As(err, &de) {
-		return gitErrorDiag("Cannot deliver the files to Git", id, err)
-	}
-	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
-	if de.Hint != "" {
-		detail += "\n\n" + de.Hint
-	}
-	return attributeDiag(de.Attribute, de.Summary, detail)
-}
-
-// gitErrorDiag turns a gitrepo error into a diagnostic that says what to do.
-func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
-	hint, attribute := delivery.ErrorHint(err)
-	return attributeDiag(attribute, summary, fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint))
-}
-
-// attributeDiag is an error at a root attribute, or at none when attribute is "".
-func attributeDiag(attribute, summary, detail string) diag.Diagnostic {
-	if attribute == "" {
-		return diag.NewErrorDiagnostic(summary, detail)
-	}
-	return diag.NewAttributeErrorDiagnostic(path.Root(attribute), summary, detail)
-}
-
-func gitopsKnown(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
