@@ -9,28 +9,12 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/debugrec"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
-
-type debugEvent struct {
-	msg    string
-	fields map[string]any
-}
-
-type debugRecorder struct {
-	mu     sync.Mutex
-	events []debugEvent
-}
-
-func (r *debugRecorder) record(_ context.Context, msg string, fields map[string]any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, debugEvent{msg, fields})
-}
 
 // TestDebugEventsNameRequestsTimingsButNoToken: what a user sees with TF_LOG=debug when a pull request is
 // opened through the GitHub REST API (a mock: github.com is unreachable from the test machines). Every
@@ -41,8 +25,8 @@ func TestDebugEventsNameRequestsTimingsButNoToken(t *testing.T) {
 	t.Parallel()
 	const token, wrong = "gh-debug-SECRET-0815", "gh-debug-WRONG-4242"
 	srv := mockgithub.Start(t, token)
-	rec := &debugRecorder{}
-	svc, err := githubpr.New(nil, srv.BaseURL(), token, rec.record)
+	rec := &debugrec.Recorder{}
+	svc, err := githubpr.New(nil, srv.BaseURL(), token, rec.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +34,7 @@ func TestDebugEventsNameRequestsTimingsButNoToken(t *testing.T) {
 	if _, _, err := svc.Ensure(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	refused, err := githubpr.New(nil, srv.BaseURL(), wrong, rec.record)
+	refused, err := githubpr.New(nil, srv.BaseURL(), wrong, rec.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,19 +54,19 @@ func TestDebugEventsNameRequestsTimingsButNoToken(t *testing.T) {
 	}
 	var got []request
 	var outcomes []map[string]any
-	for _, e := range rec.events {
-		switch e.msg {
+	for _, e := range rec.Events() {
+		switch e.Msg {
 		case "github request":
-			got = append(got, request{fmt.Sprint(e.fields["method"]), fmt.Sprint(e.fields["path"]), e.fields["status"].(int)}) //nolint:forcetypeassert // a missing status fails the test
-			if _, ok := e.fields["duration_ms"].(int64); !ok || e.fields["host"] != strings.TrimPrefix(srv.URL, "http://") {
-				t.Errorf("github request without duration_ms or host: %v", e.fields)
+			got = append(got, request{fmt.Sprint(e.Fields["method"]), fmt.Sprint(e.Fields["path"]), e.Fields["status"].(int)}) //nolint:forcetypeassert // a missing status fails the test
+			if _, ok := e.Fields["duration_ms"].(int64); !ok || e.Fields["host"] != strings.TrimPrefix(srv.URL, "http://") {
+				t.Errorf("github request without duration_ms or host: %v", e.Fields)
 			}
 		case "github pull request":
-			outcomes = append(outcomes, e.fields)
+			outcomes = append(outcomes, e.Fields)
 		}
-		if s := fmt.Sprint(e.msg, e.fields); strings.Contains(s, token) || strings.Contains(s, wrong) {
-			t.Errorf("debug event holds a token: %s", s)
-		}
+	}
+	for _, leak := range rec.Leaks(token, wrong) {
+		t.Errorf("debug event holds a token: %s", leak)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("github request events %+v, want %+v", got, want)

@@ -5,43 +5,14 @@ package gitrepo_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/debugrec"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
-
-type debugEvent struct {
-	msg    string
-	fields map[string]any
-}
-
-type debugRecorder struct {
-	mu     sync.Mutex
-	events []debugEvent
-}
-
-func (r *debugRecorder) record(_ context.Context, msg string, fields map[string]any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, debugEvent{msg, fields})
-}
-
-func (r *debugRecorder) find(msg string) []debugEvent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []debugEvent
-	for _, e := range r.events {
-		if e.msg == msg {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret: what a user sees with TF_LOG=debug. A fetch and
 // a push over smart HTTP with a token, through a URL rewrite, one push rejected by a concurrent writer:
@@ -53,9 +24,9 @@ func TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret(t *testing.T) {
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"apps/a.yaml": "a"})
 	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
-	rec := &debugRecorder{}
+	rec := &debugrec.Recorder{}
 	c := &gitrepo.Client{
-		CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}, Debug: rec.record,
+		CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}, Debug: rec.Record,
 		Rewrites: map[string]string{"https://github.com/org/": strings.TrimSuffix(srv.RepoURL("fleet.git"), "fleet.git")},
 	}
 	const written = "https://github.com/org/fleet.git"
@@ -74,35 +45,33 @@ func TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret(t *testing.T) {
 		t.Fatalf("apply: attempts %d, err %v", res.Attempts, err)
 	}
 
-	fetches := rec.find("git fetch")
+	fetches := rec.Find("git fetch")
 	if len(fetches) == 0 {
-		t.Fatalf("no git fetch event in %v", rec.events)
+		t.Fatalf("no git fetch event in %v", rec.Events())
 	}
 	for _, e := range fetches {
-		if e.fields["repository"] != written || e.fields["url"] != rewritten || e.fields["branch"] != "main" {
-			t.Errorf("git fetch fields %v: want repository %q, url %q, branch main", e.fields, written, rewritten)
+		if e.Fields["repository"] != written || e.Fields["url"] != rewritten || e.Fields["branch"] != "main" {
+			t.Errorf("git fetch fields %v: want repository %q, url %q, branch main", e.Fields, written, rewritten)
 		}
-		if _, ok := e.fields["duration_ms"].(int64); !ok {
-			t.Errorf("git fetch without duration_ms: %v", e.fields)
+		if _, ok := e.Fields["duration_ms"].(int64); !ok {
+			t.Errorf("git fetch without duration_ms: %v", e.Fields)
 		}
 	}
-	pushes := rec.find("git push")
+	pushes := rec.Find("git push")
 	if len(pushes) != 2 {
-		t.Fatalf("%d git push events, want 2 (rejected, then accepted): %v", len(pushes), rec.events)
+		t.Fatalf("%d git push events, want 2 (rejected, then accepted): %v", len(pushes), rec.Events())
 	}
-	if _, failed := pushes[0].fields["error"]; !failed {
-		t.Errorf("first push was rejected but its event has no error: %v", pushes[0].fields)
+	if _, failed := pushes[0].Fields["error"]; !failed {
+		t.Errorf("first push was rejected but its event has no error: %v", pushes[0].Fields)
 	}
-	if _, failed := pushes[1].fields["error"]; failed || pushes[1].fields["ref"] != "refs/heads/main" || pushes[1].fields["new"] != res.CommitSHA {
-		t.Errorf("second push event %v: want ref refs/heads/main, new %s, no error", pushes[1].fields, res.CommitSHA)
+	if _, failed := pushes[1].Fields["error"]; failed || pushes[1].Fields["ref"] != "refs/heads/main" || pushes[1].Fields["new"] != res.CommitSHA {
+		t.Errorf("second push event %v: want ref refs/heads/main, new %s, no error", pushes[1].Fields, res.CommitSHA)
 	}
-	retries := rec.find("git push rejected: the branch moved; re-applying on its new head")
-	if len(retries) != 1 || retries[0].fields["attempt"] != 1 || retries[0].fields["branch"] != "main" {
+	retries := rec.Find("git push rejected: the branch moved; re-applying on its new head")
+	if len(retries) != 1 || retries[0].Fields["attempt"] != 1 || retries[0].Fields["branch"] != "main" {
 		t.Errorf("retry events %v: want one, for attempt 1 on main", retries)
 	}
-	for _, e := range rec.events {
-		if s := fmt.Sprint(e.msg, e.fields); strings.Contains(s, token) {
-			t.Errorf("debug event holds the token: %s", s)
-		}
+	for _, leak := range rec.Leaks(token) {
+		t.Errorf("debug event holds the token: %s", leak)
 	}
 }
