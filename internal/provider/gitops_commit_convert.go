@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -149,7 +150,17 @@ func attributeDiag(attribute, summary, detail string) diag.Diagnostic {
 	if attribute == "" {
 		return diag.NewErrorDiagnostic(summary, detail)
 	}
-	return diag.NewAttributeErrorDiagnostic(path.Root(attribute), summary, detail)
+	return diag.NewAttributeErrorDiagnostic(attributePath(attribute), summary, detail)
+}
+
+// attributePath is the path of a dotted attribute name from internal/delivery ("pull_request.head_branch").
+func attributePath(attribute string) path.Path {
+	names := strings.Split(attribute, ".")
+	p := path.Root(names[0])
+	for _, n := range names[1:] {
+		p = p.AtName(n)
+	}
+	return p
 }
 
 func gitopsKnown(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }

@@ -254,11 +254,7 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		settings.HeadBranch = known(prm.HeadBranch)
 	}
 	for _, p := range delivery.CheckSettings(settings) {
-		at := path.Root(p.Attribute)
-		if p.Attribute == "pull_request.head_branch" {
-			at = path.Root("pull_request").AtName("head_branch")
-		}
-		resp.Diagnostics.AddAttributeError(at, p.Summary, "kalypso_gitops_commit: "+p.Detail)
+		resp.Diagnostics.AddAttributeError(attributePath(p.Attribute), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
 		var problems []delivery.FileProblem

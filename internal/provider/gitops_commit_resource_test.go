@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -673,4 +674,17 @@ resource "kalypso_gitops_commit" "prod" {
 			},
 		}},
 	})
+}
+
+// A delivery error on a nested attribute points at that attribute, not at a top-level name with a dot.
+func TestAttributePathOfDeliveryNames(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]path.Path{
+		"branch":                   path.Root("branch"),
+		"pull_request.head_branch": path.Root("pull_request").AtName("head_branch"),
+	} {
+		if got := attributePath(name); !got.Equal(want) {
+			t.Errorf("attributePath(%q) = %s, want %s", name, got, want)
+		}
+	}
 }
