@@ -36,9 +36,9 @@ spec: {deploymentTargetSelector: {labelSelector: {matchLabels: {tier: web}}}, cl
 
 // TestPlanReusesTheRenderOfTheLastApply runs the real provider under the real terraform binary. After an
 // apply in render mode, a plan with the same inputs against a branch that still holds what the apply
-// wrote does not render (no "render" event in the debug log), is empty, and still shows the render's
-// warning. An edit of the branch under path, or a change of the inputs, makes the plan render again and
-// show the change.
+// wrote, with or without refresh, does not render (no "render" event in the debug log), is empty, and
+// still shows the render's warning. An edit of the branch under path, or a change of the inputs, makes
+// the plan render again and show the change.
 func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 	tfBin, rc := providerUnderTerraform(t)
 	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
@@ -101,6 +101,10 @@ func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 	}
 	if !strings.Contains(out, warning) || !strings.Contains(out, "app-api") {
 		t.Errorf("a plan that reuses the last render must still show its warning:\n%s", out)
+	}
+
+	if out, code, renders = run("plan", "-detailed-exitcode", "-refresh=false"); code != 0 || renders != 0 {
+		t.Errorf("plan -refresh=false after apply: exit %d (want 0), %d renders (want 0)\n%s", code, renders, out)
 	}
 
 	gitserver.Commit(t, repo, "main", "hand edit", map[string]string{"clusters/large/app-web/reconciler.yaml": "edited by hand\n"}, nil)
