@@ -105,15 +105,13 @@ type Plan struct {
 	Omitted int
 	// CurrentFiles is the number of managed files under the path on the branch.
 	CurrentFiles int
-	// DesiredTree is the managed tree id of the desired files (gitrepo.ManagedTreeID).
+	// DesiredTree is the managed tree id of the desired files (gitrepo.Tree.ID).
 	DesiredTree string
 	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
 	BaseTree string
 	// Markers lists the directories below the path (root-relative) that hold another resource's ownership
 	// record; Compute finds them among the files it would delete.
 	Markers []string
-	// Blobs maps each desired file (relative to the path) to its blob id; nil for a RecordedTree.
-	Blobs map[string]string
 	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
 	Tree *gitrepo.Tree
 }
@@ -164,7 +162,7 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		if err != nil {
 			return nil, err
 		}
-		p.Tree, p.Blobs, p.DesiredTree = want, want.Blobs(), want.ID()
+		p.Tree, p.DesiredTree = want, want.ID()
 		if deltas, err = ins.Diff(want); err != nil {
 			return nil, err
 		}
@@ -250,22 +248,17 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	return p, nil
 }
 
-// TreeID is the managed tree id of files (relative to the path): what the branch holds under the path
-// once they are delivered.
-func TreeID(files map[string][]byte) (string, error) {
-	blobs := make(map[string]string, len(files))
-	for p, c := range files {
-		blobs[p] = gitrepo.BlobID(c)
-	}
-	return gitrepo.ManagedTreeID(blobs)
-}
-
-// TreeID is the managed tree id of the desired files: the tree a plan built (Built), or computed from Files.
+// TreeID is the managed tree id of the desired files: what the branch holds under the path once they are
+// delivered. It is the tree a plan built (Built), or computed from Files.
 func (d Desired) TreeID() (string, error) {
 	if d.Built != nil {
 		return d.Built.ID(), nil
 	}
-	return TreeID(d.Files)
+	t, err := gitrepo.NewTreeFromFiles(d.Files)
+	if err != nil {
+		return "", err
+	}
+	return t.ID(), nil
 }
 
 // cut shortens s to at most limit bytes at a line end and says how much was left out.

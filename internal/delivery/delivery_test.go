@@ -121,12 +121,10 @@ func TestUnifiedDiff_AgreesWithGit(t *testing.T) {
 
 func inspection(files map[string]string, root map[string]string) *gitrepo.Inspection {
 	ins := &gitrepo.Inspection{BranchExists: true, Managed: map[string]gitrepo.Entry{}, RootFiles: map[string][]byte{}}
-	blobs := map[string]string{}
 	for p, c := range files {
 		ins.Managed[p] = gitrepo.Entry{Hash: gitrepo.BlobID([]byte(c)), Mode: filemode.Regular}
-		blobs[p] = gitrepo.BlobID([]byte(c))
 	}
-	ins.ManagedTree, _ = gitrepo.ManagedTreeID(blobs)
+	ins.ManagedTree, _ = Desired{Files: fixtures.Bytes(files)}.TreeID()
 	for p, c := range root {
 		ins.RootFiles[p] = []byte(c)
 	}

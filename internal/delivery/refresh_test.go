@@ -33,7 +33,7 @@ func TestRefresh_PullRequest(t *testing.T) {
 	}
 	c := &gitrepo.Client{Rewrites: map[string]string{"https://github.com/org/": "file://" + root + "/"}}
 	treeOf := func(content string) string {
-		id, _ := TreeID(map[string][]byte{"a.yaml": []byte(content)})
+		id, _ := Desired{Files: map[string][]byte{"a.yaml": []byte(content)}}.TreeID()
 		return id
 	}
 	r := Resource{RepoURL: "https://github.com/org/fleet.git", Branch: "main", Path: "clusters", PullRequest: &PullRequest{}}

@@ -20,33 +20,13 @@ import (
 
 // Tree is a desired set of managed files with the Git id of every directory.
 type Tree struct {
-	root  *dirNode
+	root  *dirNode // leaves hold their content, nodes their encoded trees
 	blobs map[string]string
-	full  bool // built by NewTreeFromFiles: leaves hold content, nodes their encoded trees
 }
 
-// NewTree builds the tree that blobs (file names relative to a path → blob id, see BlobID) form under
-// that path. Nothing is stored. blobs must not be modified afterwards.
-func NewTree(blobs map[string]string) (*Tree, error) {
-	node := newDirNode()
-	for name, id := range blobs {
-		if err := ValidateFileName(name); err != nil {
-			return nil, err
-		}
-		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: plumbing.NewHash(id)}}); err != nil {
-			return nil, err
-		}
-	}
-	if err := node.encodeParallel(newMemoryObject); err != nil {
-		return nil, err
-	}
-	node.dropObjects()
-	return &Tree{root: node, blobs: blobs}, nil
-}
-
-// NewTreeFromFiles is the tree of files (names relative to a path → content). It keeps the content and
-// the encoded trees, so that an apply in the same process writes it (ApplyRequest.Tree) without
-// building it again. files must not be modified afterwards.
+// NewTreeFromFiles is the tree that files (names relative to a path → content) form under that path.
+// Nothing is stored. It keeps the content and the encoded trees, so that an apply in the same process
+// writes it (ApplyRequest.Tree) without building it again. files must not be modified afterwards.
 func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -77,27 +57,13 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 	if err := node.encodeParallel(newMemoryObject); err != nil {
 		return nil, err
 	}
-	return &Tree{root: node, blobs: blobs, full: true}, nil
+	return &Tree{root: node, blobs: blobs}, nil
 }
 
 func newMemoryObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
 
-// Blobs maps each file to its blob id. The map must not be modified.
-func (t *Tree) Blobs() map[string]string { return t.blobs }
-
 // ID is the tree's Git id: what Inspection.ManagedTree reads once the files are delivered.
 func (t *Tree) ID() string { return t.root.hash.String() }
-
-// Len is the number of files.
-func (t *Tree) Len() int { return len(t.blobs) }
-
-// dropObjects frees the encoded trees once their ids are known: a plan keeps only the ids.
-func (n *dirNode) dropObjects() {
-	n.obj = nil
-	for _, d := range n.dirs {
-		d.dropObjects()
-	}
-}
 
 // Delta is a file under the path that the desired tree adds, changes or removes.
 type Delta struct {

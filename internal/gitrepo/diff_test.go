@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -41,11 +42,7 @@ func wantDeltas(current, desired map[string]string) []gitrepo.Delta {
 
 func desiredTree(t *testing.T, files map[string]string) *gitrepo.Tree {
 	t.Helper()
-	blobs := map[string]string{}
-	for name, content := range files {
-		blobs[name] = gitrepo.BlobID([]byte(content))
-	}
-	tree, err := gitrepo.NewTree(blobs)
+	tree, err := gitrepo.NewTreeFromFiles(fixtures.Bytes(files))
 	if err != nil {
 		t.Fatal(err)
 	}

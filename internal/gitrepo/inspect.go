@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -31,8 +29,8 @@ type InspectRequest struct {
 	// RootFiles are repository-root-relative files whose content is returned when present.
 	RootFiles []string
 	// Marker is the file name of the ownership record (see Inspection.Markers); empty: not looked for.
-	// Only ancestors of the path are looked up here; markers below the path are files under it, which
-	// Inspection.Diff reports (ListFiles: Managed holds them).
+	// Only ancestors of the path are looked up here; records below the path are files under it, which
+	// Inspection.Diff reports.
 	Marker string
 	// ListFiles fills Inspection.Managed with every file under the path. Without it the path's trees are
 	// not walked: a whole environment is 87k trees, and a plan only needs the ones that differ
@@ -63,8 +61,7 @@ type Inspection struct {
 	ManagedTree string
 	// RootFiles holds the requested root-relative files that exist.
 	RootFiles map[string][]byte
-	// Markers lists the directories (root-relative, "." for the root) other than the path itself that hold
-	// a file named Marker and are an ancestor of the path, or (with ListFiles) a descendant.
+	// Markers lists the ancestors of the path (root-relative, "." for the root) that hold a file named Marker.
 	Markers []string
 
 	// Diff reads the path's trees from here.
@@ -74,8 +71,8 @@ type Inspection struct {
 	listed  bool          // Managed is complete (ListFiles)
 }
 
-// Inspect reads the tree of a branch under a path: every file's blob id (no content), the managed tree
-// id, selected root files and ownership markers. A missing branch is not an error: Inspection says so
+// Inspect reads the tree of a branch under a path: the managed tree id, selected root files, ownership
+// records above the path and, with ListFiles, every file's blob id (no content). A missing branch is not an error: Inspection says so
 // and lists the branches that exist.
 func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
 	opErr := func(err error) error {
@@ -126,18 +123,13 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 	}
 	out.listed = req.ListFiles
 	if found && req.ListFiles {
-		leaves, err := walkLeavesMemo(st, sub)
-		if err != nil {
+		leaves := map[string]entryInfo{}
+		if err := walkLeaves(st, sub, "", leaves); err != nil {
 			return err
 		}
 		for p, e := range leaves {
-			top, _, _ := strings.Cut(p, "/")
-			if isDotEntry(top) {
-				continue
-			}
-			out.Managed[p] = Entry{Hash: e.Hash.String(), Mode: e.Mode}
-			if req.Marker != "" && (p == req.Marker || strings.HasSuffix(p, "/"+req.Marker)) {
-				out.Markers = append(out.Markers, joinDir(dir, strings.TrimSuffix(strings.TrimSuffix(p, req.Marker), "/")))
+			if top, _, _ := strings.Cut(p, "/"); !isDotEntry(top) {
+				out.Managed[p] = Entry{Hash: e.Hash.String(), Mode: e.Mode}
 			}
 		}
 	}
@@ -179,18 +171,6 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 		}
 	}
 	return nil
-}
-
-func joinDir(dir, rel string) string {
-	switch {
-	case dir == "" && rel == "":
-		return "."
-	case dir == "":
-		return rel
-	case rel == "":
-		return dir
-	}
-	return dir + "/" + rel
 }
 
 // hasFile reports whether directory dir of tree root holds a regular file name.
@@ -294,57 +274,7 @@ func (c *Client) ReadBlobs(repoURL string, ids []string) (map[string][]byte, err
 	return out, nil
 }
 
-// ManagedTreeID is the Git tree id that files (names relative to a path → blob id, see BlobID) form under
-// that path: what Inspection.ManagedTree reads once they are delivered. Nothing is stored.
-func ManagedTreeID(blobs map[string]string) (string, error) {
-	t, err := NewTree(blobs)
-	if err != nil {
-		return "", err
-	}
-	return t.ID(), nil
-}
-
 // BlobID is the Git blob id of content.
 func BlobID(content []byte) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
-}
-
-// One `terraform plan` inspects the same branch twice in one provider process (refresh, then the plan),
-// and walking every tree of a whole environment (87k trees for the 86k fleet) was most of an empty
-// re-plan. A tree id names its content in every repository, so the leaves of the last few trees walked
-// are kept. Callers only read them.
-var walkMemo struct {
-	sync.Mutex
-	entries []walkMemoEntry // most recent first
-}
-
-type walkMemoEntry struct {
-	tree   plumbing.Hash
-	leaves map[string]entryInfo
-}
-
-// walkMemoSize bounds the memo: at 260k files, one entry is tens of megabytes.
-const walkMemoSize = 2
-
-// walkLeavesMemo returns every file below tree h, relative to it. The map must not be modified.
-func walkLeavesMemo(st storer.EncodedObjectStorer, h plumbing.Hash) (map[string]entryInfo, error) {
-	walkMemo.Lock()
-	for _, e := range walkMemo.entries {
-		if e.tree == h {
-			walkMemo.Unlock()
-			return e.leaves, nil
-		}
-	}
-	walkMemo.Unlock()
-	leaves := map[string]entryInfo{}
-	if err := walkLeaves(st, h, "", leaves); err != nil {
-		return nil, err
-	}
-	walkMemo.Lock()
-	walkMemo.entries = append([]walkMemoEntry{{tree: h, leaves: leaves}}, walkMemo.entries...)
-	if len(walkMemo.entries) > walkMemoSize {
-		walkMemo.entries = walkMemo.entries[:walkMemoSize]
-	}
-	walkMemo.Unlock()
-	return leaves, nil
 }

@@ -291,10 +291,10 @@ func (n *dirNode) add(path string, l leaf) error {
 }
 
 // encode computes the tree hashes bottom-up in memory, without touching the store.
-func (n *dirNode) encode(newObj func() plumbing.EncodedObject) (plumbing.Hash, error) {
+func (n *dirNode) encode(newObj func() plumbing.EncodedObject) error {
 	for _, d := range n.dirs {
-		if _, err := d.encode(newObj); err != nil {
-			return plumbing.ZeroHash, err
+		if err := d.encode(newObj); err != nil {
+			return err
 		}
 	}
 	return n.encodeShallow(newObj)
@@ -308,16 +308,15 @@ func (n *dirNode) encodeParallel(newObj func() plumbing.EncodedObject) error {
 		dirs = append(dirs, d)
 	}
 	errs := make([]error, len(dirs))
-	parallel.For(len(dirs), 0, func(i int) { _, errs[i] = dirs[i].encode(newObj) })
+	parallel.For(len(dirs), 0, func(i int) { errs[i] = dirs[i].encode(newObj) })
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	_, err := n.encodeShallow(newObj)
-	return err
+	return n.encodeShallow(newObj)
 }
 
 // encodeShallow encodes n from its leaves and its directories' hashes, which must be known.
-func (n *dirNode) encodeShallow(newObj func() plumbing.EncodedObject) (plumbing.Hash, error) {
+func (n *dirNode) encodeShallow(newObj func() plumbing.EncodedObject) error {
 	entries := make([]object.TreeEntry, 0, len(n.leaves)+len(n.dirs))
 	for name, l := range n.leaves {
 		entries = append(entries, object.TreeEntry{Name: name, Mode: l.Mode, Hash: l.Hash})
@@ -328,10 +327,10 @@ func (n *dirNode) encodeShallow(newObj func() plumbing.EncodedObject) (plumbing.
 	sort.Slice(entries, func(i, j int) bool { return treeSortKey(entries[i]) < treeSortKey(entries[j]) })
 	obj := newObj()
 	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
+		return err
 	}
 	n.obj, n.hash = obj, obj.Hash()
-	return n.hash, nil
+	return nil
 }
 
 // builder stores the objects of a new tree that differ from an old one, records the

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,7 +39,7 @@ type ApplyRequest struct {
 	// Files maps names relative to Path to content. Names may not start with a dot-entry.
 	Files map[string][]byte
 	// Tree, when set, is NewTreeFromFiles(Files), built earlier in this process (by the plan): the apply
-	// then does not hash and build the whole tree again.
+	// then does not build it again.
 	Tree *Tree
 	// RootFiles are written at repository-root-relative paths (e.g. .github/tracking/Promoted_Commit_Id).
 	RootFiles map[string][]byte
@@ -307,36 +308,22 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 			}
 		}
 	}
-	if t := req.Tree; t != nil && t.full {
-		// The plan built this tree from the same files: only the top level, which holds the dot-entries, is new.
-		for name, l := range t.root.leaves {
-			node.leaves[name] = l
-		}
-		for name, d := range t.root.dirs {
-			node.dirs[name] = d
-		}
-	} else {
-		for name, content := range req.Files {
-			if content == nil {
-				content = []byte{}
-			}
-			h := plumbing.ComputeHash(plumbing.BlobObject, content)
-			if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: h}, content: content}); err != nil {
-				return plumbing.ZeroHash, err
-			}
+	tree := req.Tree
+	if tree == nil {
+		if tree, err = NewTreeFromFiles(req.Files); err != nil {
+			return plumbing.ZeroHash, err
 		}
 	}
+	// The desired tree is encoded already; only the top level, which keeps the dot-entries, is new.
+	maps.Copy(node.leaves, tree.root.leaves)
+	maps.Copy(node.dirs, tree.root.dirs)
 	newSub := plumbing.ZeroHash
 	if node.empty() {
 		if err := b.removedTree(oldSub, ""); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	} else {
-		encode := node.encode
-		if req.Tree != nil && req.Tree.full {
-			encode = node.encodeShallow
-		}
-		if _, err := encode(st.NewEncodedObject); err != nil {
+		if err := node.encodeShallow(st.NewEncodedObject); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if err := b.persist(node, oldSub, ""); err != nil {

@@ -12,9 +12,8 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-// Inspect keeps the leaves of the trees it walked last. A second inspection of the same branch must see
-// the same files; after a commit changes the path, the new files; and a caller that modifies its
-// Inspection must not change what the next one sees.
+// A second inspection of the same branch sees the same files; after a commit changes the path, the new
+// files; and a caller that modifies its Inspection does not change what the next one sees.
 func TestInspect_RepeatedInspectionsSeeTheBranch(t *testing.T) {
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{
