@@ -241,6 +241,9 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	if s.c.hookBeforeUpdate != nil {
 		s.c.hookBeforeUpdate(attempt)
 	}
+	if b.newObjs, err = st.prune(commit, b.newObjs); err != nil {
+		return res, err
+	}
 	pack, err := st.flush()
 	if err != nil {
 		return res, err
