@@ -11,7 +11,8 @@ import (
 )
 
 const (
-	// DefaultCommitMessage is the commit message of an apply when none is configured.
+	// DefaultCommitMessage is commit_message's default: an apply then generates its message from the change
+	// (CommitMessage).
 	DefaultCommitMessage = "Update GitOps repository (kalypso_gitops_commit)"
 	// RemovalCommitMessage is the message of the commit that removes a destroyed resource's files, unless
 	// a message other than DefaultCommitMessage is configured.
@@ -29,7 +30,10 @@ type Resource struct {
 	// PromotedCommitID is nil when the resource writes no promoted-commit file.
 	PromotedCommitID *string
 	// PullRequest is nil in direct mode.
-	PullRequest      *PullRequest
+	PullRequest *PullRequest
+	// Render is true in render mode: the folders under Path are cluster types.
+	Render bool
+	// Message is the configured commit message; DefaultCommitMessage (or "") asks for CommitMessage's.
 	Message          string
 	Author           gitrepo.Signature
 	MaxChanges       int
@@ -116,6 +120,9 @@ func (r Resource) DeliverRequest(want Desired, message string, priorPromoted *st
 	}
 	if r.PromotedCommitID != nil {
 		req.PromotedCommitID = *r.PromotedCommitID
+	}
+	if message == "" || message == DefaultCommitMessage {
+		req.Apply.Describe = CommitMessage{Path: r.Path, Branch: r.Branch, Render: r.Render, PromotedCommitID: req.PromotedCommitID}.Describe
 	}
 	if r.PullRequest != nil {
 		req.Title, req.Labels, req.Apply.HeadBranch = r.PullRequest.Title, r.PullRequest.Labels, HeadBranch(r.Branch, r.PullRequest.HeadBranch)

@@ -78,9 +78,17 @@ func TestApply_LeavesNoUnreachableOrDuplicateObjects(t *testing.T) {
 					}
 				}
 				ctx := context.Background()
+				// Describe makes the message from the commit's own change.
+				req.Describe = func(c gitrepo.Changes) string {
+					return fmt.Sprintf("%d added, root %v", len(c.Added), c.Root)
+				}
 				if _, err := tg.client.Apply(ctx, req); err != nil {
 					t.Fatal(err)
 				}
+				if got, want := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%s", "main"), fmt.Sprintf("%d added, root [%s %s]", size, promoted, marker); got != want {
+					t.Errorf("commit message %q, want %q", got, want)
+				}
+				req.Describe = nil
 				check("first apply")
 				req.RootFiles[promoted] = []byte("4567")
 				if _, err := tg.client.Apply(ctx, req); err != nil {

@@ -47,7 +47,9 @@ type ApplyRequest struct {
 	// DeleteRootFiles are repository-root-relative paths removed when present.
 	DeleteRootFiles []string
 	Message         string
-	Author          Signature
+	// Describe, when set, makes the commit message from the change the commit makes (Message is ignored).
+	Describe func(Changes) string
+	Author   Signature
 	// HeadBranch enables pull-request mode: the commit is built on Branch's head and
 	// force-pushed to HeadBranch (a branch the provider owns). Branch is never written.
 	HeadBranch string
@@ -185,6 +187,9 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	}
 	res.Changes = b.changes
 	res.Changed = newTree != baseTree
+	if req.Describe != nil {
+		req.Message = req.Describe(res.Changes)
+	}
 	pr := req.HeadBranch != ""
 
 	if !res.Changed && !base.IsZero() {

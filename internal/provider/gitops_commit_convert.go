@@ -170,7 +170,7 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
 	s := delivery.Resource{
 		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
-		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(),
+		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(), Render: !m.Render.IsNull(),
 		MaxChanges: int(m.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
 	}
 	if !m.MaxDeletePercent.IsNull() {

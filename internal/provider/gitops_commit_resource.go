@@ -123,8 +123,10 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, ElementType: types.StringType,
 			},
 			"commit_message": schema.StringAttribute{
-				MarkdownDescription: "Commit message. Defaults to `" + defaultCommitMessage + "`.",
-				Optional:            true, Computed: true, Default: stringdefault.StaticString(defaultCommitMessage),
+				MarkdownDescription: "Commit message. The default, `" + defaultCommitMessage + "`, stands for a message generated from the " +
+					"commit's change: the path and branch with the number of files added, modified and removed, the cluster types " +
+					"(render mode) or folders touched with their counts, the promoted commit, and the root files written or removed.",
+				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultCommitMessage),
 			},
 			"author": schema.SingleNestedAttribute{
 				MarkdownDescription: "Commit author; defaults to the provider's `author`.",

@@ -185,7 +185,11 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 					gitopsExpectNoStrayObjects(t, repo),
 					gitopsRepoCheck(func() error {
-						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae>|%s", "main"); got != "Kalypso CI <ci@example.com>|"+defaultCommitMessage {
+						// The default message says what the commit changed.
+						want := "Kalypso CI <ci@example.com>|Update clusters on main: 3 added, 1 removed\n\n" +
+							"Folders: drone (2 added), large (1 added), old (1 removed)\nRoot files: clusters/.kalypso-gitops-commit\n\n" +
+							"Written by kalypso_gitops_commit (terraform-provider-kalypso)."
+						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae>|%B", "main"); got != want {
 							return fmt.Errorf("commit author/message: %q", got)
 						}
 						return nil
