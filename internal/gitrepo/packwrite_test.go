@@ -127,8 +127,8 @@ func TestWritePack_GitAndGoGitReadEveryObject(t *testing.T) {
 	st := newStaging(open)
 	commit := stageVariety(t, st, parent)
 	staged := map[plumbing.Hash]plumbing.EncodedObject{}
-	for h, o := range st.staged {
-		staged[h] = o
+	for h, i := range st.staged {
+		staged[h] = st.order[i]
 	}
 	if len(staged) < packThreshold {
 		t.Fatalf("only %d objects staged", len(staged))

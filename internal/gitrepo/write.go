@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -167,29 +168,15 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		return res, err
 	}
 	res.BranchCreated = created
-	baseTree := plumbing.ZeroHash
+	baseTree, err := commitTree(st, base)
+	if err != nil {
+		return res, err
+	}
 	if !base.IsZero() {
 		res.BaseSHA = base.String()
-		bc, err := object.GetCommit(st, base)
-		if err != nil {
-			return res, err
-		}
-		baseTree = bc.TreeHash
 	}
-	if req.ExpectedManagedTree != "" {
-		got := EmptyTreeID
-		sub, found, err := subtree(st, baseTree, dir)
-		if err != nil {
-			return res, err
-		}
-		if found && !sub.IsZero() {
-			if got, err = managedTreeID(s, sub); err != nil {
-				return res, err
-			}
-		}
-		if got != req.ExpectedManagedTree {
-			return res, withClass(ErrStale, fmt.Errorf("the files under the path changed on the branch after the plan (planned against tree %s, the branch now holds %s)", req.ExpectedManagedTree[:12], got[:12]))
-		}
+	if err := s.checkExpectedTree(st, baseTree, dir, req.ExpectedManagedTree); err != nil {
+		return res, err
 	}
 	b := &builder{st: st}
 	newTree, err := buildTree(b, baseTree, dir, req)
@@ -201,15 +188,7 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	pr := req.HeadBranch != ""
 
 	if !res.Changed && !base.IsZero() {
-		res.CommitSHA = base.String()
-		if created && !pr {
-			// The branch is created at the base commit; no new commit is needed.
-			if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil, nil); err != nil {
-				return res, err
-			}
-			res.Pushed = true
-		}
-		return res, nil
+		return s.unchanged(ctx, req, res, base, created && !pr)
 	}
 
 	target, old, force := req.Branch, base, false
@@ -218,22 +197,94 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	}
 	if pr {
 		target, force = req.HeadBranch, true
-		// Reuse the open proposal when it already holds exactly this tree on this base.
-		if cur, err := s.head(ctx, req.HeadBranch); err == nil {
-			if hc, err := object.GetCommit(st, cur); err == nil && hc.TreeHash == newTree &&
-				len(hc.ParentHashes) == 1 && hc.ParentHashes[0] == base {
-				res.CommitSHA = cur.String()
-				return res, nil
-			}
-			old = cur
-		} else if errors.Is(err, ErrBranchNotFound) {
-			old = plumbing.ZeroHash
-		} else {
+		cur, reuse, err := s.headBranchState(ctx, st, req.HeadBranch, newTree, base)
+		if err != nil {
 			return res, err
 		}
+		if reuse {
+			res.CommitSHA = cur.String()
+			return res, nil
+		}
+		old = cur
 	}
+	return s.commitAndUpdate(ctx, st, b, res, req, attempt, updateSpec{target: target, old: old, force: force, tree: newTree, parent: base})
+}
 
-	commit, err := storeCommit(st, newTree, base, req)
+// commitTree returns the tree of commit h, or the zero hash for a zero h (an orphan).
+func commitTree(st storer.EncodedObjectStorer, h plumbing.Hash) (plumbing.Hash, error) {
+	if h.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	c, err := object.GetCommit(st, h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.TreeHash, nil
+}
+
+// checkExpectedTree fails with ErrStale when the managed tree under dir of baseTree is not expected
+// (the tree the change was planned against); an empty expected checks nothing.
+func (s *session) checkExpectedTree(st storer.EncodedObjectStorer, baseTree plumbing.Hash, dir, expected string) error {
+	if expected == "" {
+		return nil
+	}
+	got := EmptyTreeID
+	sub, found, err := subtree(st, baseTree, dir)
+	if err != nil {
+		return err
+	}
+	if found && !sub.IsZero() {
+		if got, err = managedTreeID(s, sub); err != nil {
+			return err
+		}
+	}
+	if got != expected {
+		return withClass(ErrStale, fmt.Errorf("the files under the path changed on the branch after the plan (planned against tree %s, the branch now holds %s)", expected[:12], got[:12]))
+	}
+	return nil
+}
+
+// unchanged is the outcome of an apply whose tree equals the base commit's: only a branch to create
+// (createRef) moves, to the base commit.
+func (s *session) unchanged(ctx context.Context, req ApplyRequest, res ApplyResult, base plumbing.Hash, createRef bool) (ApplyResult, error) {
+	res.CommitSHA = base.String()
+	if createRef {
+		if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil, nil); err != nil {
+			return res, err
+		}
+		res.Pushed = true
+	}
+	return res, nil
+}
+
+// headBranchState returns the head branch's commit (zero when it does not exist), and reuse=true when
+// the open proposal already holds exactly tree on base.
+func (s *session) headBranchState(ctx context.Context, st storer.EncodedObjectStorer, head string, tree, base plumbing.Hash) (plumbing.Hash, bool, error) {
+	cur, err := s.head(ctx, head)
+	if errors.Is(err, ErrBranchNotFound) {
+		return plumbing.ZeroHash, false, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	if hc, err := object.GetCommit(st, cur); err == nil && hc.TreeHash == tree &&
+		len(hc.ParentHashes) == 1 && hc.ParentHashes[0] == base {
+		return cur, true, nil
+	}
+	return cur, false, nil
+}
+
+// updateSpec is the ref move of an apply: target from old to a new commit of tree on parent.
+type updateSpec struct {
+	target       string
+	old          plumbing.Hash
+	force        bool
+	tree, parent plumbing.Hash
+}
+
+// commitAndUpdate stores the commit, writes the staged objects and moves the ref.
+func (s *session) commitAndUpdate(ctx context.Context, st *stagingStorer, b *builder, res ApplyResult, req ApplyRequest, attempt int, u updateSpec) (ApplyResult, error) {
+	commit, err := storeCommit(st, u.tree, u.parent, req)
 	if err != nil {
 		return res, err
 	}
@@ -241,11 +292,14 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	if s.c.hookBeforeUpdate != nil {
 		s.c.hookBeforeUpdate(attempt)
 	}
+	if b.newObjs, err = st.prune(commit, b.newObjs); err != nil {
+		return res, err
+	}
 	pack, err := st.flush()
 	if err != nil {
 		return res, err
 	}
-	if err := s.updateRef(ctx, target, old, commit, force, b.newObjs, pack); err != nil {
+	if err := s.updateRef(ctx, u.target, u.old, commit, u.force, b.newObjs, pack); err != nil {
 		return res, err
 	}
 	res.CommitSHA = commit.String()
@@ -288,6 +342,20 @@ func (s *session) base(ctx context.Context, req ApplyRequest) (plumbing.Hash, bo
 // (keeping dot-entries at dir's root) and the root files applied. Only the parts
 // whose hashes differ from base are read or stored.
 func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest) (plumbing.Hash, error) {
+	newSub, err := buildManagedTree(b, baseTree, dir, req)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	root, err := placeManagedTree(b, baseTree, dir, newSub)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return applyRootFiles(b, root, req)
+}
+
+// buildManagedTree stores the desired tree of dir (the desired files plus the dot-entries the base
+// keeps at dir's root), records the file changes, and returns its hash (zero when it is empty).
+func buildManagedTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest) (plumbing.Hash, error) {
 	st := b.st
 	oldSub, found, err := subtree(st, baseTree, dir)
 	if err != nil {
@@ -296,17 +364,9 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 	if !found {
 		oldSub = plumbing.ZeroHash
 	}
-	node := newDirNode()
-	if !oldSub.IsZero() {
-		t, err := object.GetTree(st, oldSub)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		for _, e := range t.Entries {
-			if isDotEntry(e.Name) {
-				node.leaves[e.Name] = leaf{entryInfo: entryInfo{Mode: e.Mode, Hash: e.Hash}}
-			}
-		}
+	node, err := keptDotEntries(st, oldSub)
+	if err != nil {
+		return plumbing.ZeroHash, err
 	}
 	tree := req.Tree
 	if tree == nil {
@@ -334,48 +394,71 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 	sort.Strings(b.changes.Added)
 	sort.Strings(b.changes.Modified)
 	sort.Strings(b.changes.Removed)
+	return newSub, nil
+}
 
-	var root plumbing.Hash
+// keptDotEntries returns a directory holding the dot-entries at the root of tree old (never managed).
+func keptDotEntries(st storer.EncodedObjectStorer, old plumbing.Hash) (*dirNode, error) {
+	node := newDirNode()
+	if old.IsZero() {
+		return node, nil
+	}
+	t, err := object.GetTree(st, old)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range t.Entries {
+		if isDotEntry(e.Name) {
+			node.leaves[e.Name] = leaf{entryInfo: entryInfo{Mode: e.Mode, Hash: e.Hash}}
+		}
+	}
+	return node, nil
+}
+
+// placeManagedTree returns the root tree of baseTree with dir replaced by newSub (removed when zero).
+func placeManagedTree(b *builder, baseTree plumbing.Hash, dir string, newSub plumbing.Hash) (plumbing.Hash, error) {
 	switch {
 	case dir != "":
-		if root, err = b.setAt(baseTree, strings.Split(dir, "/"), filemode.Dir, newSub, true); err != nil {
-			return plumbing.ZeroHash, err
-		}
+		return b.setAt(baseTree, strings.Split(dir, "/"), filemode.Dir, newSub, true)
 	case newSub.IsZero():
-		if root, err = storeEmptyTree(st); err != nil {
+		root, err := storeEmptyTree(b.st)
+		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		b.newObjs = append(b.newObjs, root)
+		return root, nil
 	default:
-		root = newSub
+		return newSub, nil
 	}
+}
 
-	rootNames := make([]string, 0, len(req.RootFiles))
-	for name := range req.RootFiles {
-		rootNames = append(rootNames, name)
+// applyRootFiles writes req.RootFiles and removes req.DeleteRootFiles below root, recording each path
+// whose content changed in b.changes.Root.
+func applyRootFiles(b *builder, root plumbing.Hash, req ApplyRequest) (plumbing.Hash, error) {
+	set := func(name string, h plumbing.Hash) error {
+		before := root
+		var err error
+		if root, err = b.setAt(root, strings.Split(name, "/"), filemode.Regular, h, true); err != nil {
+			return err
+		}
+		if root != before {
+			b.changes.Root = append(b.changes.Root, name)
+		}
+		return nil
 	}
-	sort.Strings(rootNames)
-	for _, name := range rootNames {
-		h, err := storeBlob(st, req.RootFiles[name])
+	for _, name := range slices.Sorted(maps.Keys(req.RootFiles)) {
+		h, err := storeBlob(b.st, req.RootFiles[name])
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		b.newObjs = append(b.newObjs, h)
-		before := root
-		if root, err = b.setAt(root, strings.Split(name, "/"), filemode.Regular, h, true); err != nil {
+		if err := set(name, h); err != nil {
 			return plumbing.ZeroHash, err
-		}
-		if root != before {
-			b.changes.Root = append(b.changes.Root, name)
 		}
 	}
 	for _, name := range req.DeleteRootFiles {
-		before := root
-		if root, err = b.setAt(root, strings.Split(name, "/"), filemode.Regular, plumbing.ZeroHash, true); err != nil {
+		if err := set(name, plumbing.ZeroHash); err != nil {
 			return plumbing.ZeroHash, err
-		}
-		if root != before {
-			b.changes.Root = append(b.changes.Root, name)
 		}
 	}
 	return root, nil

@@ -101,6 +101,17 @@ func gitopsExpectRepo(t *testing.T, repo, branch string, want map[string]string,
 	})
 }
 
+// gitopsExpectNoStrayObjects asserts that every object of the repository is reachable from a branch and
+// stored once (see gitserver.StrayObjects): an apply writes no tree that no commit points to.
+func gitopsExpectNoStrayObjects(t *testing.T, repo string) statecheck.StateCheck {
+	return gitopsRepoCheck(func() error {
+		if out := gitserver.StrayObjects(t, repo); out != "" {
+			return fmt.Errorf("stray objects in %s:\n%s", repo, out)
+		}
+		return nil
+	})
+}
+
 // gitopsExpectHead asserts the state's commit_sha equals the branch head.
 func gitopsExpectHead(t *testing.T, repo, branch string) statecheck.StateCheck {
 	return gitopsStateCheckFunc(func(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
@@ -155,6 +166,9 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 			if n := gitserver.CommitCount(t, repo, "main"); n != 8 {
 				return fmt.Errorf("after destroy: %d commits, want 8", n)
 			}
+			if out := gitserver.StrayObjects(t, repo); out != "" {
+				return fmt.Errorf("after destroy, stray objects:\n%s", out)
+			}
 			return nil
 		},
 		Steps: []resource.TestStep{
@@ -169,6 +183,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Null()),
 					gitopsExpectHead(t, repo, "main"),
 					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
+					gitopsExpectNoStrayObjects(t, repo),
 					gitopsRepoCheck(func() error {
 						if got := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%an <%ae>|%s", "main"); got != "Kalypso CI <ci@example.com>|"+defaultCommitMessage {
 							return fmt.Errorf("commit author/message: %q", got)
@@ -226,6 +241,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact("0123456789abcdef0123456789abcdef01234567")),
 					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "0123456789abcdef0123456789abcdef01234567"}), 6),
+					gitopsExpectNoStrayObjects(t, repo),
 				},
 			},
 			{ // removing promoted_commit_id removes the tracking file
@@ -291,6 +307,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 					noSecret,
 					gitopsExpectHead(t, repo, "main"),
 					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2),
+					gitopsExpectNoStrayObjects(t, repo),
 				},
 			},
 			{ // auth revoked: refresh is an error and never drops the resource

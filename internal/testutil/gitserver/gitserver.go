@@ -162,6 +162,19 @@ func CommitCount(t testing.TB, bareDir, branch string) int {
 	return n
 }
 
+// StrayObjects returns what git reports about objects of gitDir that no ref reaches (git fsck --strict
+// --full --unreachable: every unreachable or dangling object) and about loose objects that are second
+// copies of packed ones (git prune-packed --dry-run); "" when there are none. Reflogs are ignored, so an
+// object only a former branch head reached counts as stray too.
+func StrayObjects(t testing.TB, gitDir string) string {
+	t.Helper()
+	out := Git(t, "", nil, "--git-dir", gitDir, "fsck", "--strict", "--full", "--unreachable", "--no-reflogs")
+	if dup := Git(t, "", nil, "--git-dir", gitDir, "prune-packed", "--dry-run"); dup != "" {
+		out = strings.TrimSpace(out + "\nloose copies of packed objects:\n" + dup)
+	}
+	return out
+}
+
 // ParentCount returns the number of parents of branch's head commit.
 func ParentCount(t testing.TB, bareDir, branch string) int {
 	t.Helper()
