@@ -18,6 +18,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 	"github.com/kalypso/terraform-provider-kalypso/internal/workloadsource"
 )
 
@@ -98,8 +99,8 @@ func ReadGit(ctx context.Context, repo, branch, dir string, opts Options) (*Resu
 		return nil, model.Diagnostics{errorDiag("Cannot read control-plane repository", describeGitError(err, controlPlaneFields))}
 	}
 	if sub != "" && !hasPrefixDir(files, sub) {
-		return nil, model.Diagnostics{errorDiag("Cannot read control-plane repository", fmt.Sprintf(
-			"repository %q, branch %q (commit %s) has no directory %q; fix git.path", repo, branch, commit, sub))}
+		return nil, sanitizeDiagnostics(model.Diagnostics{errorDiag("Cannot read control-plane repository", fmt.Sprintf(
+			"repository %q, branch %q (commit %s) has no directory %q; fix git.path", repo, branch, commit, sub))})
 	}
 	res, diags := ReadFiles(ctx, files, sub, opts)
 	if res != nil {
@@ -172,7 +173,26 @@ func readDirFiles(dir string) (map[string][]byte, error) {
 
 // ReadFiles reads the control plane from a tree of files keyed by slash path (relative to the source
 // root, where ignore files are honoured), restricted to the directory sub ("" for the root).
+//
+// The control plane's files and the Workloads it resolves come from other people's repositories, so the
+// diagnostics that quote them are sanitized here (see internal/sanitize): no control sequence or
+// echoed credential reaches the plan output.
 func ReadFiles(ctx context.Context, files map[string][]byte, sub string, opts Options) (*Result, model.Diagnostics) {
+	res, diags := readFiles(ctx, files, sub, opts)
+	return res, sanitizeDiagnostics(diags)
+}
+
+// sanitizeDiagnostics sanitizes the text of every diagnostic; it is cut far later than one server's
+// answer, since the provider's own words surround the quoted text.
+func sanitizeDiagnostics(diags model.Diagnostics) model.Diagnostics {
+	s := sanitize.New().Limit(16 << 10)
+	for i := range diags {
+		diags[i].Summary, diags[i].Detail = s.String(diags[i].Summary), s.String(diags[i].Detail)
+	}
+	return diags
+}
+
+func readFiles(ctx context.Context, files map[string][]byte, sub string, opts Options) (*Result, model.Diagnostics) {
 	matcher := newMatcher(files, opts.Ignore)
 	var paths []string
 	for p := range files {

@@ -7,6 +7,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
 // DebugFunc receives one debug event: a message and its fields (the shape of gitrepo.DebugFunc). The
@@ -21,6 +23,7 @@ type DebugFunc func(ctx context.Context, msg string, fields map[string]any)
 type debugTransport struct {
 	base  http.RoundTripper
 	debug DebugFunc
+	scrub sanitize.Sanitizer
 }
 
 func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -42,14 +45,14 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if err != nil {
-		fields["error"] = err.Error()
+		fields["error"] = t.scrub.String(err.Error())
 	}
 	t.debug(req.Context(), "github request", fields)
 	return resp, err
 }
 
 // withDebug returns a copy of c (nil: a default client) whose requests are reported to debug.
-func withDebug(c *http.Client, debug DebugFunc) *http.Client {
+func withDebug(c *http.Client, debug DebugFunc, scrub sanitize.Sanitizer) *http.Client {
 	if debug == nil {
 		return c
 	}
@@ -61,6 +64,6 @@ func withDebug(c *http.Client, debug DebugFunc) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	out.Transport = &debugTransport{base: base, debug: debug}
+	out.Transport = &debugTransport{base: base, debug: debug, scrub: scrub}
 	return out
 }

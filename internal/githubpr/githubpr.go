@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
 // LabelPromoted is added when the promoted commit changes, as upstream Kalypso's promotion workflow expects.
@@ -29,13 +31,16 @@ var ErrNotFound = errors.New("not found on GitHub")
 type Service struct {
 	gh    *github.Client
 	debug DebugFunc
+	// scrub sanitizes GitHub's answers (error messages from response bodies) where they enter.
+	scrub sanitize.Sanitizer
 }
 
 // New returns a Service for baseURL ("" = https://api.github.com/; a GHES URL such as
 // https://ghe.example.com/api/v3/ otherwise) authenticated with token (may be empty). Each REST request
 // is reported to debug when it is not nil.
 func New(httpClient *http.Client, baseURL, token string, debug DebugFunc) (*Service, error) {
-	gh := github.NewClient(withDebug(httpClient, debug))
+	scrub := sanitize.New(token)
+	gh := github.NewClient(withDebug(httpClient, debug, scrub))
 	if token != "" {
 		gh = gh.WithAuthToken(token)
 	}
@@ -45,7 +50,7 @@ func New(httpClient *http.Client, baseURL, token string, debug DebugFunc) (*Serv
 			return nil, fmt.Errorf("invalid GitHub base URL %q: %w", baseURL, err)
 		}
 	}
-	return &Service{gh: gh, debug: debug}, nil
+	return &Service{gh: gh, debug: debug, scrub: scrub}, nil
 }
 
 // ParseRepo extracts owner and repository name from an https, ssh or scp-style GitHub URL.
@@ -103,7 +108,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 		State: "open", Head: req.Owner + ":" + req.Head, Base: req.Base,
 	})
 	if err != nil {
-		return PR{}, false, wrap(err, "list open pull requests of %s/%s", req.Owner, req.Repo)
+		return PR{}, false, s.wrap(err, "list open pull requests of %s/%s", req.Owner, req.Repo)
 	}
 	var cur *github.PullRequest
 	action := "unchanged"
@@ -119,7 +124,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 			Body: github.String(req.Body), MaintainerCanModify: github.Bool(false),
 		})
 		if err != nil {
-			return PR{}, false, wrap(err, "create a pull request from %s to %s in %s/%s", req.Head, req.Base, req.Owner, req.Repo)
+			return PR{}, false, s.wrap(err, "create a pull request from %s to %s in %s/%s", req.Head, req.Base, req.Owner, req.Repo)
 		}
 		created, action = true, "created"
 	} else if cur.GetTitle() != req.Title || cur.GetBody() != req.Body {
@@ -127,7 +132,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 			Title: github.String(req.Title), Body: github.String(req.Body),
 		})
 		if err != nil {
-			return PR{}, false, wrap(err, "update pull request #%d in %s/%s", cur.GetNumber(), req.Owner, req.Repo)
+			return PR{}, false, s.wrap(err, "update pull request #%d in %s/%s", cur.GetNumber(), req.Owner, req.Repo)
 		}
 		action = "updated"
 	}
@@ -146,7 +151,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 	if len(missing) > 0 {
 		got, _, err := s.gh.Issues.AddLabelsToIssue(ctx, req.Owner, req.Repo, cur.GetNumber(), missing)
 		if err != nil {
-			return PR{}, created, wrap(err, "label pull request #%d in %s/%s", cur.GetNumber(), req.Owner, req.Repo)
+			return PR{}, created, s.wrap(err, "label pull request #%d in %s/%s", cur.GetNumber(), req.Owner, req.Repo)
 		}
 		labels = labelNames(got)
 	}
@@ -163,7 +168,7 @@ func (s *Service) Ensure(ctx context.Context, req EnsureRequest) (pr PR, created
 func (s *Service) Get(ctx context.Context, owner, repo string, number int) (PR, error) {
 	p, _, err := s.gh.PullRequests.Get(ctx, owner, repo, number)
 	if err != nil {
-		return PR{}, wrap(err, "read pull request #%d of %s/%s", number, owner, repo)
+		return PR{}, s.wrap(err, "read pull request #%d of %s/%s", number, owner, repo)
 	}
 	return toPR(p), nil
 }
@@ -188,7 +193,10 @@ func labelNames(ls []*github.Label) []string {
 	return out
 }
 
-func wrap(err error, format string, args ...any) error {
+// wrap says what failed; GitHub's message (from the response body, which a proxy or a GHES instance
+// may fill with anything) is sanitized here, where it enters.
+func (s *Service) wrap(err error, format string, args ...any) error {
+	err = s.scrub.Error(err)
 	var ge *github.ErrorResponse
 	if errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusNotFound {
 		return fmt.Errorf("%s: %w (%v)", fmt.Sprintf(format, args...), ErrNotFound, err)

@@ -30,7 +30,7 @@ func (s *session) debug(ctx context.Context, msg string, start time.Time, err er
 		fields["duration_ms"] = time.Since(start).Milliseconds()
 	}
 	if err != nil {
-		fields["error"] = err.Error()
+		fields["error"] = s.c.scrub().String(err.Error())
 	}
 	s.c.Debug(ctx, msg, fields)
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
 // RedactURL removes any user information from an http(s)/ssh URL for display.
@@ -96,3 +98,9 @@ func (c *classErr) Unwrap() []error {
 }
 
 func withClass(class, cause error) error { return &classErr{class: class, cause: cause} }
+
+// scrub is the sanitizer for text from the remote: it also redacts the client's own credentials, which
+// a hostile or misconfigured server may echo in an error body.
+func (c *Client) scrub() sanitize.Sanitizer {
+	return sanitize.New(c.Auth.Token, c.Auth.SSHPrivateKey, c.Auth.SSHKeyPassphrase)
+}

@@ -76,7 +76,7 @@ type Inspection struct {
 // and lists the branches that exist.
 func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
 	opErr := func(err error) error {
-		return &Error{Op: "read", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: err}
+		return &Error{Op: "read", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: c.scrub().Error(err)}
 	}
 	dir, err := CleanPath(req.Path)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
 // push sends objs in one pack and updates ref from old to target in a single
@@ -106,7 +108,7 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 		_ = rd.CloseWithError(err)
 		<-done //nolint:errcheck // the ReceivePack error above is the one to report
 		if isRejection(err) {
-			return fmt.Errorf("%w: %v", errRejected, err)
+			return fmt.Errorf("%w: %v", errRejected, sanitize.Error(err))
 		}
 		return classify(err)
 	}
@@ -116,9 +118,9 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 	if report != nil {
 		if err := report.Error(); err != nil {
 			if isRejection(err) {
-				return fmt.Errorf("%w: %v", errRejected, err)
+				return fmt.Errorf("%w: %v", errRejected, sanitize.Error(err))
 			}
-			return fmt.Errorf("the remote refused the push: %w", err)
+			return fmt.Errorf("the remote refused the push: %w", sanitize.Error(err))
 		}
 	}
 	return nil

@@ -21,7 +21,7 @@ func (c *Client) ReadTree(ctx context.Context, repoURL, branch, path string) (st
 
 func (c *Client) readTree(ctx context.Context, repoURL, branch, path string, managed bool) (sha string, files map[string][]byte, err error) {
 	opErr := func(err error) error {
-		return &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(path), Err: err}
+		return &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(path), Err: c.scrub().Error(err)}
 	}
 	dir, err := CleanPath(path)
 	if err != nil {

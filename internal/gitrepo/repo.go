@@ -19,6 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
 // session is an opened repository: the local repository itself, or the cache
@@ -286,10 +288,16 @@ func (s *session) defaultBranch(ctx context.Context) (string, error) {
 }
 
 // classify maps go-git transport errors to this package's sentinels.
+//
+// A remote's answer enters the provider here (an error body, a server message), so its text is
+// sanitized first: a server that echoes the request's credentials or writes terminal escapes cannot
+// reach a diagnostic or a log through any later path.
 func classify(err error) error {
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
+	}
+	err = sanitize.Error(err)
+	switch {
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return withClass(ErrRepositoryNotFound, err)
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):

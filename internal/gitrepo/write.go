@@ -104,7 +104,7 @@ var errRejected = errors.New("the branch moved while pushing")
 // is created when nothing changes.
 func (c *Client) Apply(ctx context.Context, req ApplyRequest) (ApplyResult, error) {
 	opErr := func(err error) error {
-		return &Error{Op: "write", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: err}
+		return &Error{Op: "write", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: c.scrub().Error(err)}
 	}
 	dir, err := CleanPath(req.Path)
 	if err != nil {

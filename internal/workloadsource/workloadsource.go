@@ -20,6 +20,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
 // ErrNoWorkload is returned (wrapped) when the registration's path holds no Workload document.
@@ -46,7 +47,15 @@ type Document struct {
 // head of its branch, keeps the Workload documents (in file order, then document order) with their file
 // and position, and links each one to the registration. It returns the commit that was read. Every Git
 // read goes through client, so its URL rewrites and credentials apply.
+//
+// Its errors quote an application team's repository (file names, YAML, the Git host's answer), so their
+// text is sanitized here, where it enters (see internal/sanitize).
 func FetchDocuments(ctx context.Context, client *gitrepo.Client, reg *model.WorkloadRegistration) (string, []Document, error) {
+	commit, docs, err := fetchDocuments(ctx, client, reg)
+	return commit, docs, sanitize.Error(err)
+}
+
+func fetchDocuments(ctx context.Context, client *gitrepo.Client, reg *model.WorkloadRegistration) (string, []Document, error) {
 	if reg == nil {
 		return "", nil, errors.New("workloadsource: nil WorkloadRegistration")
 	}
@@ -66,7 +75,7 @@ func FetchDocuments(ctx context.Context, client *gitrepo.Client, reg *model.Work
 	if err != nil {
 		return commit, nil, fmt.Errorf("WorkloadRegistration %q: fetching its Workload: %w", name, err)
 	}
-	docs, err := ExtractWorkloads(files, name)
+	docs, err := extractWorkloads(files, name)
 	if err != nil {
 		return commit, nil, fmt.Errorf("WorkloadRegistration %q (repository %q, branch %q, path %q, commit %s): %w", name, src.Repo, branch, displayPath(src.Path), commit, err)
 	}
@@ -81,6 +90,11 @@ func FetchDocuments(ctx context.Context, client *gitrepo.Client, reg *model.Work
 // the registration named registration. Documents of other kinds, and YAML that is not a Kubernetes object,
 // are ignored; a document that is not valid YAML is an error naming its file and index.
 func ExtractWorkloads(files map[string][]byte, registration string) ([]Document, error) {
+	docs, err := extractWorkloads(files, registration)
+	return docs, sanitize.Error(err)
+}
+
+func extractWorkloads(files map[string][]byte, registration string) ([]Document, error) {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		if IsYAMLFile(p) {

@@ -197,3 +197,23 @@ func Before(match Match, f func(), hits *Counter) func(http.Handler) http.Handle
 		})
 	}
 }
+
+// HostileBodyTail is what EchoCredentials writes after the echoed credentials: terminal escape
+// sequences that clear the screen, move the cursor home, draw a fake Terraform success line in green
+// and set the terminal's title. A sanitized diagnostic keeps only its printable text.
+const HostileBodyTail = "\x1b[2J\x1b[H\x1b[32mApply complete! Resources: 0 added, 0 changed, 0 destroyed.\x1b[0m\x1b]0;owned\x07\r"
+
+// EchoCredentials answers matching requests 401 with the body a hostile (or careless) Git host may
+// send: "denied: <user>:<password>" from the request's basic auth, its raw Authorization header, and
+// HostileBodyTail. go-git copies a 401 body into its error, so this is how a token would reach the
+// plan output and the logs if the provider did not sanitize what the remote says.
+func EchoCredentials(match Match, hits *Counter) func(http.Handler) http.Handler {
+	return onMatch(match, hits, func(_ http.Handler, w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		user, pass, _ := r.BasicAuth()
+		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, "denied: "+user+":"+pass+"\nAuthorization: "+r.Header.Get("Authorization")+"\n"+HostileBodyTail)
+	})
+}
