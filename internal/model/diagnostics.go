@@ -64,6 +64,10 @@ type Diagnostic struct {
 	Name     string
 	// Field is the path inside the object, for example `spec.reconciler`.
 	Field string
+	// Option names the render option that would turn this error into a warning (for example
+	// "config_validation"). The entry point that has such an attribute suggests it; one that has none
+	// (the provider function) does not.
+	Option string
 }
 
 func (d Diagnostic) Error() string {

@@ -5,6 +5,7 @@ package platformconfig
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,6 +87,7 @@ type Sources struct {
 }
 
 type platformMap struct {
+	name   string
 	match  matcher
 	keys   []string
 	values []interface{}
@@ -94,6 +96,7 @@ type platformMap struct {
 // azureMap is one azure-app-config* ConfigMap. Its own metadata.labels play no part (upstream reads these
 // maps by name, and only the labels encoded in each key decide), so it keeps no matcher.
 type azureMap struct {
+	name string
 	keys []azureKey
 }
 
@@ -109,7 +112,7 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 	s := &Sources{}
 	for _, cm := range configMaps {
 		if cm.Metadata.Labels[model.PlatformConfigLabel] == "true" {
-			pm := platformMap{match: compileMatcher(cm.Metadata.Labels)}
+			pm := platformMap{name: cm.Metadata.Name, match: compileMatcher(cm.Metadata.Labels)}
 			for k := range cm.Data {
 				pm.keys = append(pm.keys, k)
 			}
@@ -124,7 +127,7 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 		if !strings.HasPrefix(cm.Metadata.Name, model.AzureAppConfigPrefix) {
 			continue
 		}
-		var am azureMap
+		am := azureMap{name: cm.Metadata.Name}
 		for raw, value := range cm.Data {
 			k := parseAzureKey(raw)
 			k.value = ParseValue(value)
@@ -183,6 +186,35 @@ func (s *Sources) ComposeShared(t Target) map[string]interface{} {
 	}
 	data, _ := cached.(map[string]interface{})
 	return data
+}
+
+// Holder is a ConfigMap entry that feeds a key of an assignment's platform config.
+type Holder struct {
+	// ConfigMap is the ConfigMap's name, DataKey the key of its data (for an azure-app-config map with
+	// labels, the whole `label.value.KEY`).
+	ConfigMap, DataKey string
+}
+
+// Holders lists the ConfigMap entries that set key (a top-level key of the composed config) for t, in the
+// order they are merged: the last one holds the value of a scalar, every one contributes to a map or a
+// list. A diagnostic about a config value names them, so the user knows which ConfigMap to fix.
+func (s *Sources) Holders(t Target, key string) []Holder {
+	var out []Holder
+	for _, pm := range s.platform {
+		if t.matches(pm.match) {
+			if _, ok := slices.BinarySearch(pm.keys, key); ok {
+				out = append(out, Holder{ConfigMap: pm.name, DataKey: key})
+			}
+		}
+	}
+	for _, am := range s.azure {
+		for _, k := range am.keys {
+			if k.key == key && t.matches(k.match) {
+				out = append(out, Holder{ConfigMap: am.name, DataKey: k.raw})
+			}
+		}
+	}
+	return out
 }
 
 // CopyConfig copies a composed config deeply, so that the copy can be modified.

@@ -157,7 +157,7 @@ func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.R
 		}
 		opts := d.provider.RenderOptions(ctx, data.ConfigValidation.ValueString())
 		res, diags, err := renderCached(data.Environment.ValueString(), manifests, opts, only)
-		resp.Diagnostics.Append(engineDiagnostics(diags, path.Root("manifests"))...)
+		resp.Diagnostics.Append(engineDiagnostics(diags, path.Root("manifests"), map[string]string{render.OptionConfigValidation: "config_validation"})...)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("only_cluster_types"), "Unknown cluster type", err.Error())
 		}

@@ -235,11 +235,11 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		inputs := delivery.RenderInputs(render.BuildID(), key[:])
 		manifestsPath := path.Root("render").AtName("manifests")
 		if last.Reusable(inputs) {
-			diags.Append(engineDiagnostics(last.Warnings, manifestsPath)...)
+			diags.Append(engineDiagnostics(last.Warnings, manifestsPath, nil)...)
 			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree}
 		}
 		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
-		diags.Append(engineDiagnostics(e.diags, manifestsPath)...)
+		diags.Append(engineDiagnostics(e.diags, manifestsPath, map[string]string{render.OptionConfigValidation: "render.config_validation"})...)
 		if diags.HasError() {
 			return desired{}
 		}

@@ -204,7 +204,7 @@ type assignmentRender struct {
 
 // fail adds a diagnostic about the assignment's cluster type.
 func (s *assignmentRender) fail(sev model.Severity, summary, field, detail string) {
-	s.out.diags = append(s.out.diags, assignmentDiag{target: s.t.Name, diag: model.Diagnostic{
+	s.out.diags = append(s.out.diags, assignmentDiag{target: s.t.Name, clusterType: s.ct.Metadata.Name, diag: model.Diagnostic{
 		Severity: sev, Summary: summary, Source: s.src, Kind: model.KindClusterType, Name: s.ct.Metadata.Name, Field: field, Detail: detail,
 	}})
 }
@@ -255,12 +255,50 @@ func (s *assignmentRender) validateConfig(match platformconfig.Target, config ma
 				sev = model.SeverityWarning
 				s.out.skipped = true
 			}
-			s.fail(sev, "Platform config violates schema", "",
-				fmt.Sprintf("%s rejects field %s: %s. Fix the platform ConfigMaps, or set config_validation = \"warn\" to skip this assignment", schema.name, v.Field, v.Message))
+			s.out.diags = append(s.out.diags, assignmentDiag{target: s.t.Name, clusterType: s.ct.Metadata.Name, diag: s.violation(sev, match, schema.name, v)})
 			return false
 		}
 	}
 	return true
+}
+
+// violation is the diagnostic of a config that schema rejects. It is about the ConfigMap that holds the
+// rejected value (the last one merged: it wins for a scalar), so that identical violations on several
+// cluster types are one diagnostic pointing at the document to fix. A missing value is held by no
+// ConfigMap: the diagnostic is then about the schema that requires it (or the cluster type, for a
+// deployment target's own schema).
+func (s *assignmentRender) violation(sev model.Severity, match platformconfig.Target, schemaName string, v *platformconfig.Violation) model.Diagnostic {
+	d := model.Diagnostic{Severity: sev, Summary: "Platform config violates schema", Option: OptionConfigValidation}
+	top, _, _ := strings.Cut(strings.TrimPrefix(v.Field, "/"), "/")
+	var holders []platformconfig.Holder
+	if top != "" {
+		holders = s.job.sources.Holders(match, top)
+	}
+	if len(holders) == 0 {
+		d.Detail = fmt.Sprintf("%s rejects field %s: %s. No platform ConfigMap that matches the assignment sets %q: add it to one, "+
+			"or change the schema", schemaName, v.Field, v.Message, top)
+		if name, ok := strings.CutPrefix(schemaName, "ConfigSchema "); ok {
+			d.Kind, d.Name, d.Source = model.KindConfigSchema, name, s.job.set.Source(model.KindConfigSchema, name)
+		} else {
+			d.Kind, d.Name, d.Source = model.KindClusterType, s.ct.Metadata.Name, s.src
+		}
+		if top == "" {
+			d.Detail = fmt.Sprintf("%s rejects the platform config: %s. Add the missing keys to a platform ConfigMap that matches the assignment, "+
+				"or change the schema", schemaName, strings.TrimPrefix(v.Message, "at '': "))
+		}
+		return d
+	}
+	h := holders[len(holders)-1]
+	d.Kind, d.Name, d.Field, d.Source = model.KindConfigMap, h.ConfigMap, "data."+h.DataKey, s.job.set.Source(model.KindConfigMap, h.ConfigMap)
+	d.Detail = fmt.Sprintf("%s rejects field %s: %s. Fix %s in ConfigMap %q", schemaName, v.Field, v.Message, h.DataKey, h.ConfigMap)
+	if len(holders) > 1 {
+		others := make([]string, 0, len(holders)-1)
+		for _, o := range holders[:len(holders)-1] {
+			others = append(others, fmt.Sprintf("%q", o.ConfigMap))
+		}
+		d.Detail += fmt.Sprintf(" (also set by ConfigMap %s, merged first)", strings.Join(others, ", "))
+	}
+	return d
 }
 
 // templateData is what the assignment's templates see.

@@ -51,7 +51,7 @@ func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *mo
 	}
 	add := func(sev model.Severity, summary, field, detail string) {
 		// mergeAssignmentDiags names the deployment target and cluster type.
-		ds = append(ds, assignmentDiag{target: t.Name, diag: model.Diagnostic{Severity: sev, Summary: summary, Source: src, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
+		ds = append(ds, assignmentDiag{target: t.Name, clusterType: ct.Metadata.Name, diag: model.Diagnostic{Severity: sev, Summary: summary, Source: src, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
 			Detail: detail}})
 	}
 	severity := func(isBuiltin bool) model.Severity {

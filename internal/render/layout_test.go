@@ -291,7 +291,8 @@ func TestRenderConfigValidation(t *testing.T) {
 
 	res, diags := NewEngine().Render("dev", docs, Options{})
 	d := findDiag(diags, "Platform config violates schema")
-	if res != nil || d == nil || d.Severity != model.SeverityError || d.Kind != model.KindClusterType || d.Name != "large" ||
+	if res != nil || d == nil || d.Severity != model.SeverityError || d.Kind != model.KindConfigMap || d.Name != "large" || d.Field != "data.REPLICAS" ||
+		d.Source.Input != 6 || d.Option != OptionConfigValidation ||
 		!strings.Contains(d.Detail, `"app-t"`) || !strings.Contains(d.Detail, "ConfigSchema limits") || !strings.Contains(d.Detail, "/REPLICAS") {
 		t.Fatalf("error mode: result %v diagnostics %v", res, diags)
 	}
@@ -336,6 +337,44 @@ func TestRenderConfigValidation(t *testing.T) {
 	_, diags = NewEngine().Render("dev", docs3, Options{ConfigValidation: "warn"})
 	if d := findDiag(diags, "Invalid config schema"); d == nil || d.Severity != model.SeverityError || !strings.Contains(d.Detail, "ConfigSchema broken") {
 		t.Errorf("broken schema: %v", diags)
+	}
+}
+
+// A value that violates a schema is reported once, about the ConfigMap that holds it, however many cluster
+// types read it; a value no ConfigMap sets is reported once about the ConfigSchema that requires it.
+func TestRenderConfigViolation_OnceNamingTheObject(t *testing.T) {
+	t.Parallel()
+	docs := append([]string{
+		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
+		clusterTypeDoc("small", map[string]string{"size": "small"}, "rec", "ns", "cfg"),
+		registrationDoc("app", "ws"),
+		workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}, targetSpec{name: "u", env: "dev"}),
+		policyDoc("p", "", "", ""),
+		configMapDoc("base", map[string]string{"platform-config": "true"}, map[string]string{"REPLICAS": "10"}),
+		configSchemaDoc("limits", nil, `{"type":"object","properties":{"REPLICAS":{"type":"integer","maximum":5}}}`),
+		configSchemaDoc("needs-region", map[string]string{"size": "small"}, `{"type":"object","required":["REGION"]}`),
+	}, simpleTemplates...)
+	_, diags := NewEngine().Render("dev", docs, Options{})
+	want := model.Diagnostics{{
+		Severity: model.SeverityError, Summary: "Platform config violates schema", Option: OptionConfigValidation,
+		Source: model.Source{Input: 5, Document: 0, Line: 1}, Kind: model.KindConfigMap, Name: "base", Field: "data.REPLICAS",
+		Detail: `4 assignments ("large/app-t", "large/app-u", "small/app-t", "small/app-u"): ConfigSchema limits rejects field /REPLICAS: ` +
+			`at '/REPLICAS': maximum: got 10, want 5. Fix REPLICAS in ConfigMap "base"`,
+	}}
+	if !reflect.DeepEqual(diags, want) {
+		t.Errorf("diagnostics:\n%v\nwant:\n%v", diags, want)
+	}
+
+	docs[5] = configMapDoc("base", map[string]string{"platform-config": "true"}, map[string]string{"REPLICAS": "3"})
+	_, diags = NewEngine().Render("dev", docs, Options{})
+	want = model.Diagnostics{{
+		Severity: model.SeverityError, Summary: "Platform config violates schema", Option: OptionConfigValidation,
+		Source: model.Source{Input: 7, Document: 0, Line: 1}, Kind: model.KindConfigSchema, Name: "needs-region",
+		Detail: `2 deployment targets on cluster type "small" ("app-t", "app-u"): ConfigSchema needs-region rejects the platform config: ` +
+			`missing property 'REGION'. Add the missing keys to a platform ConfigMap that matches the assignment, or change the schema`,
+	}}
+	if !reflect.DeepEqual(diags, want) {
+		t.Errorf("diagnostics:\n%v\nwant:\n%v", diags, want)
 	}
 }
 

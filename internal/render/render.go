@@ -26,6 +26,9 @@ import (
 const (
 	ConfigValidationError = "error"
 	ConfigValidationWarn  = "warn"
+	// OptionConfigValidation is the Diagnostic.Option of a schema violation: ConfigValidation = "warn"
+	// makes it a warning that skips the assignment.
+	OptionConfigValidation = "config_validation"
 )
 
 // Options tune a render.

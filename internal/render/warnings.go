@@ -124,12 +124,13 @@ func policyWarnings(set *model.Set, targets []*DeploymentTarget, assignments []A
 
 // assignmentDiag is a diagnostic of one assignment's render, before identical ones are merged.
 type assignmentDiag struct {
-	target string
-	diag   model.Diagnostic
+	target, clusterType string
+	diag                model.Diagnostic
 }
 
-// mergeAssignmentDiags reports each distinct problem once, listing the deployment targets it affects:
-// a broken template on a cluster type with 300 targets is one error, not 300.
+// mergeAssignmentDiags reports each distinct problem once, listing the assignments it affects: a broken
+// template on a cluster type with 300 targets is one error, not 300, and a bad value in a ConfigMap that
+// every cluster type reads is one error about that ConfigMap.
 func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
 	type key struct {
 		sev                              model.Severity
@@ -137,7 +138,7 @@ func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
 	}
 	var order []key
 	first := map[key]model.Diagnostic{}
-	targets := map[key][]string{}
+	affected := map[key][]assignmentDiag{}
 	for _, r := range rendered {
 		for _, ad := range r.diags {
 			d := ad.diag
@@ -146,25 +147,43 @@ func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
 				order = append(order, k)
 				first[k] = d
 			}
-			targets[k] = append(targets[k], ad.target)
+			affected[k] = append(affected[k], ad)
 		}
 	}
 	out := make(model.Diagnostics, 0, len(order))
 	for _, k := range order {
 		d := first[k]
-		ts := targets[k]
-		if len(ts) == 1 {
-			d.Detail = fmt.Sprintf("deployment target %q on cluster type %q: %s", ts[0], d.Name, d.Detail)
-		} else {
-			quoted := make([]string, len(ts))
-			for i, t := range ts {
-				quoted[i] = fmt.Sprintf("%q", t)
-			}
-			d.Detail = fmt.Sprintf("%d deployment targets on cluster type %q (%s): %s", len(ts), d.Name, abbreviate(quoted, 10), d.Detail)
-		}
+		d.Detail = affectedPrefix(affected[k]) + d.Detail
 		out = append(out, d)
 	}
 	return out
+}
+
+// affectedPrefix names the assignments a merged diagnostic is about.
+func affectedPrefix(ads []assignmentDiag) string {
+	ct := ads[0].clusterType
+	for _, ad := range ads[1:] {
+		if ad.clusterType != ct {
+			ct = ""
+			break
+		}
+	}
+	switch {
+	case len(ads) == 1:
+		return fmt.Sprintf("deployment target %q on cluster type %q: ", ads[0].target, ct)
+	case ct != "":
+		quoted := make([]string, len(ads))
+		for i, ad := range ads {
+			quoted[i] = fmt.Sprintf("%q", ad.target)
+		}
+		return fmt.Sprintf("%d deployment targets on cluster type %q (%s): ", len(ads), ct, abbreviate(quoted, 10))
+	default:
+		quoted := make([]string, len(ads))
+		for i, ad := range ads {
+			quoted[i] = fmt.Sprintf("%q", ad.clusterType+"/"+ad.target)
+		}
+		return fmt.Sprintf("%d assignments (%s): ", len(ads), abbreviate(quoted, 10))
+	}
 }
 
 // unscheduledWarning names the deployment targets that no scheduling policy places.
