@@ -16,6 +16,8 @@ type Fields struct {
 	Repo, Branch, Path string
 	// Commit names the attribute that pins a commit of Branch ("git.commit"), if any.
 	Commit string
+	// HeadBranch names the pull request's head branch, for ErrForeignBranch ("" where there is none).
+	HeadBranch string
 	// Names is what names paths or files in the input, for ErrInvalidInput (Path when empty).
 	Names string
 	// Credentials names the caller's own credential attributes besides the provider's
@@ -27,7 +29,7 @@ type Fields struct {
 
 // classes are the sentinel errors in the order Class tests them.
 var classes = []error{ErrCredentialsInURL, ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound,
-	ErrCommitNotOnBranch, ErrStale, ErrConflict, ErrTimeout, ErrInvalidInput}
+	ErrCommitNotOnBranch, ErrStale, ErrConflict, ErrForeignBranch, ErrTimeout, ErrInvalidInput}
 
 // Class returns the sentinel error err wraps (ErrAuth, ErrBranchNotFound, ...), or nil for none.
 func Class(err error) error {
@@ -76,6 +78,9 @@ func Hint(err error, f Fields) (hint, attribute string) {
 			"Nothing was written; run terraform plan (or apply) again and review the new changes.", ""
 	case ErrConflict:
 		return "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again.", ""
+	case ErrForeignBranch:
+		return "Nothing was written. Set " + f.HeadBranch + " to a branch that does not exist yet (the provider creates it), " +
+			"or remove the commits others pushed to it.", f.HeadBranch
 	case ErrTimeout:
 		written := ""
 		if f.Writes {
