@@ -28,6 +28,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -127,13 +128,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"commit's change: the path and branch with the number of files added, modified and removed, the cluster types " +
 					"(render mode) or folders touched with their counts, the promoted commit, and the root files written or removed.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultCommitMessage),
+				Validators: []validator.String{validators.CommitMessage()},
 			},
 			"author": schema.SingleNestedAttribute{
 				MarkdownDescription: "Commit author; defaults to the provider's `author`.",
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
-					"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name."},
-					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+					"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("name")}},
+					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("email")}},
 				},
 			},
 			"promoted_commit_id": schema.StringAttribute{
@@ -147,7 +151,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"must be a GitHub URL.",
 				Optional: true,
 				Attributes: map[string]schema.Attribute{
-					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It is owned by the provider and force-updated."},
+					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It may be neither `branch` nor the repository's default branch, and an existing one must have been written by the provider: its head commit carries the trailer `Kalypso-Head-Branch: <name>` that every commit the provider writes there carries, else the plan fails. Each new proposal moves it with a compare-and-swap push, never a force push, so a commit someone else pushed there is never dropped."},
 					"title":       schema.StringAttribute{Optional: true, MarkdownDescription: "Title; defaults to a summary of the changes per cluster type."},
 					"labels":      schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Labels added to the pull request."},
 				},
