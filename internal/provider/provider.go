@@ -166,8 +166,9 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Validators:          []validator.Map{validators.NoNullElements()},
 			},
 			"cache_dir": schema.StringAttribute{
-				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process.",
-				Optional:            true,
+				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process. " +
+					"`kalypso_gitops_commit` keeps the desired trees its plans render in `renders/` below it (by default in `terraform-provider-kalypso/renders` of the user's cache directory), so that the apply of a plan, in another provider process, does not render again.",
+				Optional: true,
 			},
 			"ca_certificates": schema.StringAttribute{
 				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts, in addition to the system roots. TLS verification is always on; there is no option to skip it. Checked at plan time: only CERTIFICATE blocks that parse.",
