@@ -78,6 +78,9 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 	if err != nil {
 		return nil, gitError("Cannot read the Git repository", err)
 	}
+	if ins.PathIsFile {
+		return nil, pathIsFile(req.Desired.Path, readBranch)
+	}
 	if req.LastTree != "" && ins.BranchExists && req.LastTree != ins.ManagedTree {
 		// The state was refreshed when this plan was made, and Terraform plans again right before it applies
 		// a saved plan: a difference here means the files under path changed in between (or the plan runs
@@ -108,6 +111,13 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
 	return p, nil
+}
+
+// pathIsFile is the error of a path that names a file on the branch: the resource manages a directory.
+func pathIsFile(path, branch string) *Error {
+	return &Error{Attribute: "path", Summary: "Path is a file", Err: fmt.Errorf(
+		"path %q is a file on branch %q, not a directory; kalypso_gitops_commit manages the files under a directory. "+
+			"Use the directory that holds it (or a new one). Nothing was written", displayPath(path), branch)}
 }
 
 // checkHead refuses, before anything is computed, a head branch the resource may not write.
@@ -176,6 +186,9 @@ func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshReque
 	}
 	if err != nil {
 		return nil, gitError("Cannot read the Git repository", err)
+	}
+	if ins.PathIsFile {
+		return nil, pathIsFile(req.Path, branch)
 	}
 	out := &Refreshed{Inspection: ins, PullRequest: pr}
 	if req.Files {

@@ -63,6 +63,8 @@ type Inspection struct {
 	RootFiles map[string][]byte
 	// Markers lists the ancestors of the path (root-relative, "." for the root) that hold a file named Marker.
 	Markers []string
+	// PathIsFile is true when the path names a file (or a symbolic link or submodule), not a directory.
+	PathIsFile bool
 
 	// Diff reads the path's trees from here.
 	client  *Client
@@ -120,6 +122,14 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 	}
 	if found {
 		out.sub = sub
+	} else if dir != "" {
+		parent, name := "", dir
+		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+			parent, name = dir[:i], dir[i+1:]
+		}
+		if out.PathIsFile, err = hasFile(s, root, parent, name); err != nil {
+			return err
+		}
 	}
 	out.listed = req.ListFiles
 	if found && req.ListFiles {
