@@ -76,7 +76,8 @@ type Desired struct {
 	// and returns ErrFilesNeeded otherwise.
 	RecordedTree string
 	// Built is gitrepo.NewTreeFromFiles(Files) when a plan in this process built it (Plan.Tree): the apply
-	// writes it without building it again.
+	// writes it without building it again. With Files nil it is the tree an earlier plan kept in the
+	// local store (RenderStore): Compute and the apply read the files' content from it.
 	Built *gitrepo.Tree
 	// RootFiles are written at root-relative paths (the promoted-commit file, the ownership record).
 	RootFiles map[string][]byte
@@ -136,9 +137,10 @@ type BlobReader func(ids []string) (map[string][]byte, error)
 
 type pending struct {
 	path     string
+	rel      string // the path relative to Desired.Path ("" for a root file)
 	action   Action
 	old, new string // blob ids
-	content  []byte // desired content
+	content  []byte // desired content of a root file
 }
 
 // Compute returns the change set that turns what ins found into d. read is called once, for the old
@@ -152,20 +154,32 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	}
 	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
 	var deltas []gitrepo.Delta
-	if d.Files == nil && d.RecordedTree != "" {
+	desiredFiles := 0
+	if d.Files == nil && d.Built == nil && d.RecordedTree != "" {
 		if d.RecordedTree != ins.ManagedTree {
 			return nil, ErrFilesNeeded
 		}
 		p.DesiredTree = d.RecordedTree
 	} else {
-		want, err := gitrepo.NewTreeFromFiles(d.Files)
-		if err != nil {
-			return nil, err
+		want := d.Built
+		if want == nil {
+			var err error
+			if want, err = gitrepo.NewTreeFromFiles(d.Files); err != nil {
+				return nil, err
+			}
 		}
-		p.Tree, p.DesiredTree = want, want.ID()
+		p.Tree, p.DesiredTree, desiredFiles = want, want.ID(), want.Len()
+		var err error
 		if deltas, err = ins.Diff(want); err != nil {
 			return nil, err
 		}
+	}
+	// content is a desired file's content: from Files, or from the tree a plan loaded (TreeStore).
+	content := func(rel string) ([]byte, error) {
+		if d.Files != nil || d.Built == nil {
+			return d.Files[rel], nil
+		}
+		return d.Built.File(rel)
 	}
 	all := make([]pending, 0, len(deltas))
 	created, deleted := 0, 0
@@ -173,7 +187,7 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		switch {
 		case dl.Old.Hash == "":
 			created++
-			all = append(all, pending{path: dl.Path, action: ActionCreate, new: dl.New, content: d.Files[dl.Path]})
+			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionCreate, new: dl.New})
 		case dl.New == "":
 			deleted++
 			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash})
@@ -182,11 +196,11 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 				p.Markers = append(p.Markers, join(d.Path, pathpkg.Dir(dl.Path)))
 			}
 		default:
-			all = append(all, pending{path: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New, content: d.Files[dl.Path]})
+			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New})
 		}
 	}
 	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
-	p.CurrentFiles = len(d.Files) - created + deleted
+	p.CurrentFiles = desiredFiles - created + deleted
 	for i := range all {
 		top, _, _ := strings.Cut(all[i].path, "/")
 		c := p.ByDirectory[top]
@@ -233,6 +247,12 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	p.Changes = make(map[string]Change, len(listed))
 	for _, c := range listed {
 		ch := Change{Action: c.action}
+		if c.rel != "" {
+			var err error
+			if c.content, err = content(c.rel); err != nil {
+				return nil, err
+			}
+		}
 		switch c.action {
 		case ActionCreate:
 			ch.Diff = cut(string(c.content), opts.MaxDiffBytes)

@@ -5,10 +5,13 @@ package provider
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
@@ -87,4 +90,34 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 // was set. main calls it when the plugin server stops.
 func RemoveTemporaryCaches() error {
 	return gitrepo.RemoveTemporaryCaches()
+}
+
+// renderStores holds one delivery.RenderStore per directory, shared by every provider instance that uses it.
+var renderStores sync.Map // string -> *delivery.RenderStore
+
+// RenderStoreDir is where kalypso_gitops_commit keeps the desired trees its plans render, for the apply in
+// the next provider process: renders/ in cache_dir when one is configured, else in the user's cache
+// directory (it must outlive the process, unlike the temporary Git cache). "" when there is none.
+func (d *ProviderData) RenderStoreDir() string {
+	if d != nil && d.CacheDir != "" {
+		return filepath.Join(d.CacheDir, "renders")
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "terraform-provider-kalypso", "renders")
+}
+
+// RenderStore is the store in RenderStoreDir, or nil when there is none.
+func (d *ProviderData) RenderStore() *delivery.RenderStore {
+	dir := d.RenderStoreDir()
+	if dir == "" {
+		return nil
+	}
+	v, ok := renderStores.Load(dir)
+	if !ok {
+		v, _ = renderStores.LoadOrStore(dir, delivery.NewRenderStore(dir))
+	}
+	return v.(*delivery.RenderStore) //nolint:forcetypeassert // renderStores only ever holds *delivery.RenderStore
 }

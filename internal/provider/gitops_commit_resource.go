@@ -28,6 +28,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -127,13 +128,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"commit's change: the path and branch with the number of files added, modified and removed, the cluster types " +
 					"(render mode) or folders touched with their counts, the promoted commit, and the root files written or removed.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultCommitMessage),
+				Validators: []validator.String{validators.CommitMessage()},
 			},
 			"author": schema.SingleNestedAttribute{
 				MarkdownDescription: "Commit author; defaults to the provider's `author`.",
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
-					"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name."},
-					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+					"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("name")}},
+					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("email")}},
 				},
 			},
 			"promoted_commit_id": schema.StringAttribute{
@@ -272,8 +276,12 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	}
 }
 
-// renderRecordKey is the private-state key of the delivery.RenderRecord of the last apply.
-const renderRecordKey = "render"
+// renderRecordKey is the private-state key of the delivery.RenderRecord of the last apply;
+// plannedRenderKey, in the planned private state, holds the render inputs and desired tree of the plan.
+const (
+	renderRecordKey  = "render"
+	plannedRenderKey = "planned_render"
+)
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
@@ -313,7 +321,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	plan.RenderSummary = renderSummaryValue(&plan, d.render)
+	plan.RenderSummary = renderSummaryValue(&plan, d.summary)
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 	}
@@ -329,6 +337,10 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		if prMode {
 			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
 		}
+	}
+	if cs != nil && d.record.Inputs != "" {
+		// The apply finds the plan's tree by these (in this process, or in the local render store).
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: cs.DesiredTree}.Marshal())...)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
@@ -353,6 +365,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		lastTree, prState = state.ContentHash.ValueString(), state.PullRequestState.ValueString()
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
+	want.Built = d.stored
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
 	if errors.Is(err, delivery.ErrFilesNeeded) {
 		return nil, true
@@ -362,6 +375,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		return nil, false
 	}
 	d.cached.rememberTree(cs.Tree)
+	r.keepRender(ctx, d, cs.Tree)
 	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
@@ -481,7 +495,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	}
 	s := r.settings(ctx, &m, diags)
 	want := s.Desired(d.files, "", priorPromoted != nil)
-	want.Built = d.cached.builtTree()
+	if want.Built = d.cached.builtTree(); d.stored != nil {
+		want.Built = d.stored
+	}
 	tree, err := want.TreeID()
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
@@ -501,10 +517,11 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.Changes, m.ChangesSummary, m.ChangesByDirectory = emptyChanges()
 	}
 	if m.RenderSummary.IsUnknown() {
-		m.RenderSummary = renderSummaryValue(&m, d.render)
+		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
+	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(out.Set(ctx, &m)...)
 }
 

@@ -134,8 +134,10 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Default commit author for `kalypso_gitops_commit`.",
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
-					"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name."},
-					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+					"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("name")}},
+					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("email")}},
 				},
 			},
 			"github_base_url": schema.StringAttribute{
@@ -149,8 +151,9 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Validators:          []validator.Map{validators.NoNullElements()},
 			},
 			"cache_dir": schema.StringAttribute{
-				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process.",
-				Optional:            true,
+				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process. " +
+					"`kalypso_gitops_commit` keeps the desired trees its plans render in `renders/` below it (by default in `terraform-provider-kalypso/renders` of the user's cache directory), so that the apply of a plan, in another provider process, does not render again.",
+				Optional: true,
 			},
 			"ca_certificates": schema.StringAttribute{
 				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts, in addition to the system roots. TLS verification is always on; there is no option to skip it. Checked at plan time: only CERTIFICATE blocks that parse.",
