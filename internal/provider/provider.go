@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,20 @@ var (
 // KalypsoProvider is the provider implementation.
 type KalypsoProvider struct {
 	version string
+
+	mu   sync.Mutex
+	data *ProviderData // the last configuration, whose Git client a new one replaces
+}
+
+// setData records the provider's new configuration and evicts the Git client of the one it replaces.
+func (p *KalypsoProvider) setData(data *ProviderData) {
+	p.mu.Lock()
+	prev := p.data
+	p.data = data
+	p.mu.Unlock()
+	if prev != data {
+		forgetGitClient(prev)
+	}
 }
 
 // KalypsoProviderModel describes the provider configuration block.
@@ -228,6 +243,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 
+	p.setData(data)
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }
