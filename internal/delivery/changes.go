@@ -32,8 +32,8 @@ const (
 // Change is one file of the change set.
 type Change struct {
 	Action Action
-	// Diff is a unified diff for an update, the content for a create (both cut past MaxDiffBytes, with a
-	// note), and empty for a delete.
+	// Diff is a unified diff for an update, the content for a create, and the removed content for a
+	// delete (each cut past MaxDiffBytes, with a note).
 	Diff string
 }
 
@@ -142,7 +142,8 @@ type pending struct {
 }
 
 // Compute returns the change set that turns what ins found into d. read is called once, for the old
-// content of the listed updates.
+// content of the listed updates and deletes. It runs in named steps: the deltas of the path's tree, their
+// changes, the root files' changes, the listed ones, and their diffs.
 func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) (*Plan, error) {
 	if opts.MaxChanges <= 0 {
 		opts.MaxChanges = DefaultMaxChanges
@@ -151,22 +152,48 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		opts.MaxDiffBytes = DefaultMaxDiffBytes
 	}
 	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
-	var deltas []gitrepo.Delta
+	deltas, err := p.deltas(ins, d)
+	if err != nil {
+		return nil, err
+	}
+	all := append(p.pathChanges(deltas, d), rootChanges(ins, d)...)
+	sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
+	for _, c := range all {
+		p.Counts.add(c.action)
+	}
+	listed := all
+	if len(listed) > opts.MaxChanges {
+		listed = listed[:opts.MaxChanges]
+		p.Omitted = len(all) - opts.MaxChanges
+	}
+	if p.Changes, err = diffs(listed, ins, read, opts.MaxDiffBytes); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// deltas compares the path's tree with the desired one, building it from d.Files (Plan.Tree) unless
+// d.RecordedTree stands for it.
+func (p *Plan) deltas(ins *gitrepo.Inspection, d Desired) ([]gitrepo.Delta, error) {
 	if d.Files == nil && d.RecordedTree != "" {
 		if d.RecordedTree != ins.ManagedTree {
 			return nil, ErrFilesNeeded
 		}
 		p.DesiredTree = d.RecordedTree
-	} else {
-		want, err := gitrepo.NewTreeFromFiles(d.Files)
-		if err != nil {
-			return nil, err
-		}
-		p.Tree, p.DesiredTree = want, want.ID()
-		if deltas, err = ins.Diff(want); err != nil {
-			return nil, err
-		}
+		return nil, nil
 	}
+	want, err := gitrepo.NewTreeFromFiles(d.Files)
+	if err != nil {
+		return nil, err
+	}
+	p.Tree, p.DesiredTree = want, want.ID()
+	return ins.Diff(want)
+}
+
+// pathChanges turns the deltas under the path into changes with root-relative paths, counts them per
+// top-level directory, finds other resources' ownership records among the deletions, and counts the
+// files the branch holds under the path.
+func (p *Plan) pathChanges(deltas []gitrepo.Delta, d Desired) []pending {
 	all := make([]pending, 0, len(deltas))
 	created, deleted := 0, 0
 	for _, dl := range deltas {
@@ -194,6 +221,12 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		p.ByDirectory[top] = c
 		all[i].path = join(d.Path, all[i].path)
 	}
+	return all
+}
+
+// rootChanges are the changes of the root files (the promoted-commit file, the ownership record).
+func rootChanges(ins *gitrepo.Inspection, d Desired) []pending {
+	var all []pending
 	for name, content := range d.RootFiles {
 		cur, ok := ins.RootFiles[name]
 		switch {
@@ -208,18 +241,16 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 			all = append(all, pending{path: name, action: ActionDelete})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
-	for _, c := range all {
-		p.Counts.add(c.action)
-	}
-	listed := all
-	if len(listed) > opts.MaxChanges {
-		listed = listed[:opts.MaxChanges]
-		p.Omitted = len(all) - opts.MaxChanges
-	}
+	return all
+}
+
+// diffs reads the old content of the listed updates and deletes in one call and makes each change's
+// diff: the content of a created file, a unified diff for an update, the removed content for a delete
+// (so that a reviewer and a policy see what leaves), each cut past limit.
+func diffs(listed []pending, ins *gitrepo.Inspection, read BlobReader, limit int) (map[string]Change, error) {
 	var ids []string
 	for _, c := range listed {
-		if c.action == ActionUpdate && c.old != "" {
+		if c.action != ActionCreate && c.old != "" {
 			ids = append(ids, c.old)
 		}
 	}
@@ -230,22 +261,24 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 			return nil, err
 		}
 	}
-	p.Changes = make(map[string]Change, len(listed))
+	out := make(map[string]Change, len(listed))
 	for _, c := range listed {
 		ch := Change{Action: c.action}
+		before := string(old[c.old])
+		if c.old == "" { // a root file: its old content came with the inspection
+			before = string(ins.RootFiles[c.path])
+		}
 		switch c.action {
 		case ActionCreate:
-			ch.Diff = cut(string(c.content), opts.MaxDiffBytes)
+			ch.Diff = cut(string(c.content), limit, "writes")
 		case ActionUpdate:
-			before := string(old[c.old])
-			if c.old == "" { // a root file: its old content came with the inspection
-				before = string(ins.RootFiles[c.path])
-			}
-			ch.Diff = cut(UnifiedDiff(c.path, before, string(c.content)), opts.MaxDiffBytes)
+			ch.Diff = cut(UnifiedDiff(c.path, before, string(c.content)), limit, "writes")
+		case ActionDelete:
+			ch.Diff = cut(before, limit, "deletes")
 		}
-		p.Changes[c.path] = ch
+		out[c.path] = ch
 	}
-	return p, nil
+	return out, nil
 }
 
 // TreeID is the managed tree id of the desired files: what the branch holds under the path once they are
@@ -261,8 +294,9 @@ func (d Desired) TreeID() (string, error) {
 	return t.ID(), nil
 }
 
-// cut shortens s to at most limit bytes at a line end and says how much was left out.
-func cut(s string, limit int) string {
+// cut shortens s to at most limit bytes at a line end and says how much was left out, and that the apply
+// still writes (or deletes) the whole file.
+func cut(s string, limit int, verb string) string {
 	if len(s) <= limit {
 		return s
 	}
@@ -270,5 +304,5 @@ func cut(s string, limit int) string {
 	if i := strings.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i+1]
 	}
-	return fmt.Sprintf("%s[... cut: %d of %d bytes shown; the apply writes the whole file]\n", head, len(head), len(s))
+	return fmt.Sprintf("%s[... cut: %d of %d bytes shown; the apply %s the whole file]\n", head, len(head), len(s), verb)
 }

@@ -28,6 +28,8 @@ type CommitMessage struct {
 	Render bool
 	// PromotedCommitID is the promoted commit the resource writes ("" for none).
 	PromotedCommitID string
+	// Removal is true for the commit of a destroy: "Remove clusters from branch main (resource destroyed): 8 removed".
+	Removal bool
 }
 
 // Describe is the message of the commit that makes ch:
@@ -45,6 +47,9 @@ func (m CommitMessage) Describe(ch gitrepo.Changes) string {
 		verb = "Update"
 	}
 	subject := fmt.Sprintf("%s %s on %s: %s", verb, displayPath(m.Path), m.Branch, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
+	if m.Removal {
+		subject = fmt.Sprintf("Remove %s from branch %s (resource destroyed): %s", displayPath(m.Path), m.Branch, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
+	}
 	promotedWritten := m.PromotedCommitID != "" && slices.Contains(ch.Root, PromotedCommitFile)
 	if promotedWritten {
 		subject += "; promote " + shortID(m.PromotedCommitID)

@@ -1,0 +1,222 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+// These acceptance tests drive the real terraform CLI (newTerraformCLI) through the lifecycle edges of
+// kalypso_gitops_commit beyond an update: destroy, drift checks, moves and concurrent creates. Each
+// asserts the repository afterwards with git. No apply may delete or change a file on a branch unless
+// its plan listed that file.
+
+// lifecycleRig is a working directory with a local bare repository.
+type lifecycleRig struct {
+	t    *testing.T
+	tf   *terraformCLI
+	work string
+	root string
+	repo string
+}
+
+func newLifecycleRig(t *testing.T, seed map[string]string) *lifecycleRig {
+	t.Helper()
+	return newLifecycleRigWith(t, "terraform", seed)
+}
+
+// newLifecycleRigWith runs bin instead of terraform (an OpenTofu binary, see tofuBinary).
+func newLifecycleRigWith(t *testing.T, bin string, seed map[string]string) *lifecycleRig {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	r := &lifecycleRig{t: t, work: t.TempDir(), root: t.TempDir()}
+	r.repo = gitserver.NewSeededRepo(t, r.root, "fleet.git", "main", seed)
+	r.tf = newTerraformCLI(t, r.work)
+	r.tf.bin = bin
+	return r
+}
+
+// tofuBinary is the OpenTofu binary named by KALYPSO_TOFU, or the one CI caches; "" when there is none.
+func tofuBinary() string {
+	for _, p := range []string{os.Getenv("KALYPSO_TOFU"), "/root/.cache/kalypso-ci/tofu-v1.10.10"} {
+		if p == "" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// write replaces main.tf with the provider requirement and body.
+func (r *lifecycleRig) write(body string) {
+	r.t.Helper()
+	// The full source address: OpenTofu's default registry is another host.
+	cfg := "terraform {\n  required_providers {\n    kalypso = { source = \"registry.terraform.io/kalypso/kalypso\" }\n  }\n}\n\n" +
+		"provider \"kalypso\" {\n  cache_dir = " + gitopsHCL(filepath.Join(r.work, "cache")) + "\n}\n\n" + body
+	if err := os.WriteFile(filepath.Join(r.work, "main.tf"), []byte(cfg), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.work, ".terraform")); err != nil {
+		r.tf.mustRun("init", "-input=false", "-no-color")
+	}
+}
+
+func (r *lifecycleRig) run(args ...string) (string, int) {
+	r.t.Helper()
+	return r.tf.run(append(args, "-input=false", "-no-color")...)
+}
+
+func (r *lifecycleRig) must(args ...string) string {
+	r.t.Helper()
+	out, code := r.run(args...)
+	if code != 0 {
+		r.t.Fatalf("terraform %s failed (exit %d):\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// expectExit runs terraform and fails unless it exits with code.
+func (r *lifecycleRig) expectExit(code int, args ...string) string {
+	r.t.Helper()
+	out, got := r.run(args...)
+	if got != code {
+		r.t.Fatalf("terraform %s exited %d, want %d:\n%s", strings.Join(args, " "), got, code, out)
+	}
+	return out
+}
+
+// expectOutput fails unless out matches every pattern.
+func expectOutput(t *testing.T, what, out string, patterns ...string) {
+	t.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile(spaceTolerant(p)).MatchString(out) {
+			t.Errorf("%s does not match %q:\n%s", what, p, out)
+		}
+	}
+}
+
+// expectMain compares the whole tree of branch main with want, and its commit count.
+func (r *lifecycleRig) expectMain(want map[string]string, commits int) {
+	const branch = "main"
+	r.t.Helper()
+	if got := gitserver.Files(r.t, r.repo, branch); !reflect.DeepEqual(got, want) {
+		r.t.Errorf("branch %s tree:\n got %v\nwant %v", branch, got, want)
+	}
+	if n := gitserver.CommitCount(r.t, r.repo, branch); n != commits {
+		r.t.Errorf("branch %s has %d commits, want %d", branch, n, commits)
+	}
+}
+
+// lifecycleResource is a files-mode resource named test at path clusters of branch main.
+func lifecycleResource(url string, files map[string]string, extra string) string {
+	return strings.TrimPrefix(gitopsCfg{URL: url, Branch: "main", Path: "clusters", Files: files, Extra: extra}.String(), "provider \"kalypso\" {\n\n}\n\n")
+}
+
+// TestAccGitopsCommit_DestroyProtection: with deletion_protection on (the default), a destroy is refused
+// at plan with the counts per directory and both ways out, and the branch is intact; with it off, the
+// destroy plan warns with the counts and the apply removes the files in one commit that says it is a
+// removal.
+func TestAccGitopsCommit_DestroyProtection(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	url := "file://" + r.repo
+	files := map[string]string{"drone/README.md": "drone", "drone/t1/namespace.yaml": "kind: Namespace\n", "large/README.md": "large"}
+	delivered := fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files))
+	r.write(lifecycleResource(url, files, "  deletion_protection = true"))
+	r.must("apply", "-auto-approve")
+	r.expectMain(delivered, 2)
+	head := gitserver.Head(t, r.repo, "main")
+
+	for _, args := range [][]string{{"plan", "-destroy"}, {"destroy", "-auto-approve"}} {
+		out := r.expectExit(1, args...)
+		expectOutput(t, "terraform "+args[0], out, `Error: Deletion protection`, `deletion_protection is on, and destroying the resource deletes 3 files under path "clusters" on branch "main"`,
+			`drone \(2\), large \(1\)`, `retain_on_destroy = true`, `deletion_protection = false`)
+	}
+	if got := gitserver.Head(t, r.repo, "main"); got != head {
+		t.Fatalf("a refused destroy moved the branch")
+	}
+	r.expectMain(delivered, 2)
+
+	// Applied first, deletion_protection = false allows the destroy; that apply writes nothing.
+	r.write(lifecycleResource(url, files, "  deletion_protection = false"))
+	r.must("apply", "-auto-approve")
+	r.expectMain(delivered, 2)
+	out := r.expectExit(0, "plan", "-destroy")
+	expectOutput(t, "terraform plan -destroy", out, `Warning: Files are deleted from the Git branch`,
+		`destroying the resource deletes 3 files under path "clusters" on branch "main" of file://.*: drone \(2\), large \(1\); and the root file "clusters/.kalypso-gitops-commit"`)
+	r.must("destroy", "-auto-approve")
+	r.expectMain(gitopsOutside, 3)
+	msg := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-1", "--format=%B", "main")
+	if !strings.HasPrefix(msg, "Remove clusters from branch main (resource destroyed): 3 removed\n\nFolders: drone (2 removed), large (1 removed)\n") {
+		t.Errorf("removal commit message %q", msg)
+	}
+}
+
+// TestAccGitopsCommit_DestroyRetained: retain_on_destroy = true keeps the files, protected or not.
+func TestAccGitopsCommit_DestroyRetained(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	files := map[string]string{"drone/README.md": "drone"}
+	r.write(lifecycleResource("file://"+r.repo, files, "  deletion_protection = true\n  retain_on_destroy = true"))
+	r.must("apply", "-auto-approve")
+	out := r.must("destroy", "-auto-approve")
+	expectOutput(t, "terraform destroy", out, `retain_on_destroy = true: destroying the resource keeps the files under path "clusters"`)
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)
+}
+
+// TestAccGitopsCommit_DriftChecksQuiet: right after an apply, a refresh-only plan and a plan both exit 0
+// with -detailed-exitcode (HCP Terraform's drift detection runs the first); an out-of-band edit under
+// path shows in both (exit 2), and once repaired both are quiet again.
+func TestAccGitopsCommit_DriftChecksQuiet(t *testing.T) {
+	t.Parallel()
+	t.Run("terraform", func(t *testing.T) { t.Parallel(); testDriftChecksQuiet(t, "terraform") })
+	t.Run("opentofu", func(t *testing.T) {
+		t.Parallel()
+		bin := tofuBinary()
+		if bin == "" {
+			t.Skip("no OpenTofu binary: set KALYPSO_TOFU")
+		}
+		testDriftChecksQuiet(t, bin)
+	})
+}
+
+func testDriftChecksQuiet(t *testing.T, bin string) {
+	r := newLifecycleRigWith(t, bin, gitopsOutside)
+	files := map[string]string{"drone/README.md": "drone", "large/README.md": "large"}
+	r.write(lifecycleResource("file://"+r.repo, files, ""))
+	quiet := func(when string) {
+		t.Helper()
+		for _, args := range [][]string{{"plan", "-refresh-only", "-detailed-exitcode"}, {"plan", "-detailed-exitcode"}} {
+			if out, code := r.run(args...); code != 0 {
+				t.Errorf("%s: terraform %s exited %d, want 0:\n%s", when, strings.Join(args, " "), code, out)
+			}
+		}
+	}
+	r.must("apply", "-auto-approve")
+	quiet("after the first apply")
+	r.write(lifecycleResource("file://"+r.repo, map[string]string{"drone/README.md": "drone v2"}, ""))
+	r.must("apply", "-auto-approve")
+	quiet("after an update")
+
+	gitserver.Commit(t, r.repo, "main", "hand edit", map[string]string{"clusters/drone/README.md": "edited by hand"}, nil)
+	out := r.expectExit(2, "plan", "-refresh-only", "-detailed-exitcode")
+	expectOutput(t, "refresh-only plan after an out-of-band edit", out, `content_hash`)
+	out = r.expectExit(2, "plan", "-detailed-exitcode")
+	expectOutput(t, "plan after an out-of-band edit", out, `"clusters/drone/README.md" = \{`, `-edited by hand`)
+	r.must("apply", "-auto-approve")
+	quiet("after the repair")
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", map[string]string{"drone/README.md": "drone v2"})), 5)
+}
