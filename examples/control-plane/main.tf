@@ -2,8 +2,10 @@
 #
 # The public sample keeps templates and workload registrations on `main`, and the cluster types,
 # platform configs, scheduling policies, BaseRepo and GitOpsRepo of each environment on a branch
-# named after it. This configuration reads `main` and `dev`, renders the dev GitOps tree in the plan,
-# and pushes it where the dev GitOpsRepo points, with the promoted commit that upstream writes to
+# named after it. The dev branch's BaseRepo `main` pins the commit of `main` that was promoted to dev.
+# This configuration reads dev and, through that BaseRepo, `main` at the pinned commit (not at its
+# head, exactly as the operator makes Flux fetch it), renders the dev GitOps tree in the plan, and
+# pushes it where the dev GitOpsRepo points, with the promoted commit that upstream writes to
 # `.github/tracking/Promoted_Commit_Id`.
 terraform {
   required_providers {
@@ -36,26 +38,22 @@ provider "kalypso" {
   }
 }
 
-data "kalypso_control_plane" "main" {
-  git = {
-    repo   = var.control_plane_repo
-    branch = "main"
-  }
-  resolve_workloads = true
-}
-
+# Reads dev, then main at dev's BaseRepo spec.commit: templates and registrations that reached main
+# after that commit stay out of dev until they are promoted.
 data "kalypso_control_plane" "dev" {
   git = {
     repo   = var.control_plane_repo
     branch = "dev"
   }
+  follow_base_repo  = true
+  resolve_workloads = true
 }
 
 # Both inputs are data sources, so the render data source is read during plan. When the manifests
 # come from kalypso_* resources with pending changes, use provider::kalypso::environment_render instead.
 data "kalypso_environment_render" "dev" {
   environment = "dev"
-  manifests   = concat(data.kalypso_control_plane.main.manifests, data.kalypso_control_plane.dev.manifests)
+  manifests   = data.kalypso_control_plane.dev.manifests
 }
 
 resource "kalypso_gitops_commit" "dev" {
@@ -63,7 +61,7 @@ resource "kalypso_gitops_commit" "dev" {
   branch         = data.kalypso_control_plane.dev.gitops_repo.branch
   path           = data.kalypso_control_plane.dev.gitops_repo.path
   files          = data.kalypso_environment_render.dev.files
-  commit_message = "Kalypso: dev from control plane ${data.kalypso_control_plane.dev.commit}"
+  commit_message = "Kalypso: dev from control plane ${data.kalypso_control_plane.dev.commit}, main at ${data.kalypso_control_plane.dev.base_repo.commit}"
 
   author = {
     name  = "Kalypso Scheduler"
@@ -83,7 +81,7 @@ output "dev_assignments" {
 
 output "skipped_documents" {
   description = "Documents of the control plane that are not Kalypso objects."
-  value       = concat(data.kalypso_control_plane.main.skipped, data.kalypso_control_plane.dev.skipped)
+  value       = data.kalypso_control_plane.dev.skipped
 }
 
 output "gitops_commit" {

@@ -45,6 +45,10 @@ func CheckSettings(s Settings) []Problem {
 	if s.HeadBranch != nil {
 		if err := ValidateBranchName(*s.HeadBranch); err != nil {
 			add("pull_request.head_branch", "Invalid head_branch", "%s. Use a name git accepts, such as \"kalypso/dev\".", err)
+		} else if s.Branch != nil {
+			if err := CheckHeadBranch(*s.Branch, *s.HeadBranch, gitrepo.Tip{}); err != nil {
+				add("pull_request.head_branch", "Head branch not allowed", "%s. Nothing was written.", err)
+			}
 		}
 	}
 	if s.PromotedCommitID != nil {

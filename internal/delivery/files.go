@@ -93,7 +93,7 @@ func ReadManaged(ins *gitrepo.Inspection, known map[string]string, read BlobRead
 }
 
 // gitFields names the attributes of kalypso_gitops_commit that set each input of its Git operations.
-var gitFields = gitrepo.Fields{Repo: "repository_url", Branch: "branch", Path: "path", Names: "path or the file names in files", Writes: true}
+var gitFields = gitrepo.Fields{Repo: "repository_url", Branch: "branch", Path: "path", HeadBranch: "pull_request.head_branch", Names: "path or the file names in files", Writes: true}
 
 // ErrorHint says what to do about a Git error, and names the attribute it concerns ("" for none).
 func ErrorHint(err error) (hint, attribute string) { return gitrepo.Hint(err, gitFields) }

@@ -6,6 +6,8 @@ package delivery
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // CheckMassDeletion refuses a change that deletes more than maxPercent of the current files under the
@@ -31,6 +33,32 @@ func CheckOverlap(path string, markers []string) error {
 		"Two resources whose paths contain one another undo each other's changes on every apply. Give each resource its own "+
 		"directory (for example clusters/a and clusters/b), or merge them into one resource",
 		displayPath(path), quoteAll(markers), OwnerMarker)
+}
+
+// CheckHeadBranch refuses a pull request's head branch that the resource may not write: the base branch,
+// the repository's default branch, or an existing branch whose head commit the resource did not write
+// (it does not carry HeadMarker).
+func CheckHeadBranch(base, head string, tip gitrepo.Tip) error {
+	switch {
+	case head == base:
+		return fmt.Errorf("the head branch %q is the base branch: the pull request would propose nothing and the commit would land on %q "+
+			"without review. Set pull_request.head_branch to a branch of its own, or remove it for the default %q", head, base, HeadBranch(base, ""))
+	case head == tip.DefaultBranch:
+		return fmt.Errorf("the head branch %q is the repository's default branch. The provider moves its head branch to each new "+
+			"proposal, which would drop the commits on %q. Set pull_request.head_branch to a branch of its own, such as %q", head, head, HeadBranch(base, ""))
+	case tip.Exists && !gitrepo.HasTrailer(tip.Message, HeadMarker(head)):
+		return fmt.Errorf("branch %q exists and its head commit %s was not written by this resource (its message has no %q line). "+
+			"The provider moves its head branch to each new proposal, which would drop that commit. Set pull_request.head_branch to a "+
+			"branch that does not exist yet (the provider creates it), or remove the commits others pushed to it", head, shortSHA(tip.SHA), HeadMarker(head))
+	}
+	return nil
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 // MissingBranch explains a branch that does not exist.

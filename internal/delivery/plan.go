@@ -23,7 +23,9 @@ type PlanRequest struct {
 	ReadBranch   string
 	CreateBranch bool
 	PullRequest  bool
-	Desired      Desired
+	// HeadBranch is the pull request's head branch in pull-request mode, checked by CheckHeadBranch.
+	HeadBranch string
+	Desired    Desired
 	// LastTree is the managed tree id the refreshed state recorded ("" when there is no state): a branch that
 	// holds anything else changed between the refresh and this plan.
 	LastTree         string
@@ -58,6 +60,11 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 			RepoURL: req.RepoURL, Branch: branch, Path: req.Desired.Path,
 			RootFiles: []string{PromotedCommitFile, MarkerPath(req.Desired.Path)}, Marker: OwnerMarker,
 		})
+	}
+	if req.PullRequest {
+		if err := checkHead(ctx, c, req); err != nil {
+			return nil, err
+		}
 	}
 	readBranch := req.ReadBranch
 	if readBranch == "" {
@@ -101,6 +108,22 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
 	return p, nil
+}
+
+// checkHead refuses, before anything is computed, a head branch the resource may not write.
+func checkHead(ctx context.Context, c *gitrepo.Client, req PlanRequest) error {
+	head := HeadBranch(req.Branch, req.HeadBranch)
+	tip := gitrepo.Tip{}
+	if head != req.Branch {
+		var err error
+		if tip, err = c.ReadTip(ctx, req.RepoURL, head); err != nil {
+			return gitError("Cannot read the Git repository", err)
+		}
+	}
+	if err := CheckHeadBranch(req.Branch, head, tip); err != nil {
+		return &Error{Attribute: "pull_request.head_branch", Summary: "Head branch not allowed", Err: fmt.Errorf("%w. Nothing was written", err)}
+	}
+	return nil
 }
 
 // RefreshRequest is what a refresh reads.

@@ -105,7 +105,16 @@ func (r Resource) PlanRequest(want Desired, lastTree, prState string) PlanReques
 	return PlanRequest{
 		RepoURL: r.RepoURL, Branch: r.Branch, ReadBranch: r.ReadBranch(prState), CreateBranch: r.CreateBranch,
 		PullRequest: r.PullRequest != nil, Desired: want, LastTree: lastTree, MaxChanges: r.MaxChanges, MaxDeletePercent: r.MaxDeletePercent,
+		HeadBranch: r.headBranch(),
 	}
+}
+
+// headBranch is the pull request's head branch, "" in direct mode.
+func (r Resource) headBranch() string {
+	if r.PullRequest == nil {
+		return ""
+	}
+	return HeadBranch(r.Branch, r.PullRequest.HeadBranch)
 }
 
 // DeliverRequest is the apply of want. priorPromoted is the promoted commit before the apply (nil for
@@ -128,7 +137,8 @@ func (r Resource) DeliverRequest(want Desired, message string, priorPromoted *st
 		req.Apply.Describe = CommitMessage{Path: r.Path, Branch: r.Branch, Render: r.Render, PromotedCommitID: req.PromotedCommitID}.Describe
 	}
 	if r.PullRequest != nil {
-		req.Title, req.Labels, req.Apply.HeadBranch = r.PullRequest.Title, r.PullRequest.Labels, HeadBranch(r.Branch, r.PullRequest.HeadBranch)
+		req.Title, req.Labels, req.Apply.HeadBranch = r.PullRequest.Title, r.PullRequest.Labels, r.headBranch()
+		req.Apply.HeadMarker = HeadMarker(req.Apply.HeadBranch)
 	}
 	return req
 }

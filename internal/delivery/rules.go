@@ -52,6 +52,10 @@ func HeadBranch(base, configured string) string {
 	return "kalypso/" + base
 }
 
+// HeadMarker is the trailer written into every commit of the head branch head: the proof that the branch
+// is the provider's to move (gitrepo.ApplyRequest.HeadMarker).
+func HeadMarker(head string) string { return "Kalypso-Head-Branch: " + head }
+
 // Labels are the pull request's labels: the configured ones, plus LabelPromoted when the change moves the
 // promoted commit.
 func Labels(configured []string, promotedChanged bool) []string {

@@ -47,6 +47,8 @@ var (
 	ErrTimeout = errors.New("timed out")
 	// ErrStale: the branch changed under the path since the change was planned (nothing was written).
 	ErrStale = errors.New("the branch changed since the plan")
+	// ErrCommitNotOnBranch: a pinned commit is not the branch head nor one of its ancestors.
+	ErrCommitNotOnBranch = errors.New("commit not on the branch")
 )
 
 // Error describes a failed Git operation with the repository, branch and path it concerned.

@@ -14,6 +14,10 @@ import (
 // "source.repo" for a workload registration, "git.repo" for the control-plane data source.
 type Fields struct {
 	Repo, Branch, Path string
+	// Commit names the attribute that pins a commit of Branch ("git.commit"), if any.
+	Commit string
+	// HeadBranch names the pull request's head branch, for ErrForeignBranch ("" where there is none).
+	HeadBranch string
 	// Names is what names paths or files in the input, for ErrInvalidInput (Path when empty).
 	Names string
 	// Credentials names the caller's own credential attributes besides the provider's
@@ -25,7 +29,7 @@ type Fields struct {
 
 // classes are the sentinel errors in the order Class tests them.
 var classes = []error{ErrCredentialsInURL, ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound,
-	ErrStale, ErrConflict, ErrTimeout, ErrInvalidInput}
+	ErrCommitNotOnBranch, ErrStale, ErrConflict, ErrForeignBranch, ErrTimeout, ErrInvalidInput}
 
 // Class returns the sentinel error err wraps (ErrAuth, ErrBranchNotFound, ...), or nil for none.
 func Class(err error) error {
@@ -62,11 +66,21 @@ func Hint(err error, f Fields) (hint, attribute string) {
 		return "Check " + f.Branch + ": it must name a branch that exists in the repository.", f.Branch
 	case ErrPathNotFound:
 		return "Check " + f.Path + ": it must be a directory on the branch head.", f.Path
+	case ErrCommitNotOnBranch:
+		what := f.Commit
+		if what == "" {
+			what = "the pinned commit"
+		}
+		return "Check " + what + ": it must be the head of " + f.Branch + " or one of its ancestors (a full SHA, or an unambiguous prefix of at least 7 hex digits). " +
+			"A commit that exists only on another branch, or that a force-push removed, cannot be read.", f.Commit
 	case ErrStale:
 		return "Someone changed files under " + f.Path + " after the plan was made, so the plan no longer shows what the apply would do. " +
 			"Nothing was written; run terraform plan (or apply) again and review the new changes.", ""
 	case ErrConflict:
 		return "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again.", ""
+	case ErrForeignBranch:
+		return "Nothing was written. Set " + f.HeadBranch + " to a branch that does not exist yet (the provider creates it), " +
+			"or remove the commits others pushed to it.", f.HeadBranch
 	case ErrTimeout:
 		written := ""
 		if f.Writes {

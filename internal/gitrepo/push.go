@@ -23,17 +23,17 @@ import (
 // push sends objs in one pack and updates ref from old to target in a single
 // receive-pack command. The server applies the update only if ref still holds
 // old (compare-and-swap), so a concurrent writer is never overwritten; that case
-// returns errRejected. With force, old is whatever the server advertises.
+// returns errRejected.
 //
 // When the apply wrote objs to a pack (pack holds them all), that file is sent as it is. go-git's
 // encoder would read the 350k objects of a first delivery back, search deltas among them and compress
 // them again at zlib's default level: 40 to 80 s of a first apply over smart HTTP. The pack is
 // undeltified, and larger for it, but valid for every server: git's index-pack takes it as any other.
-func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, force bool, objs []plumbing.Hash, pack *writtenPack) (err error) {
+func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, target plumbing.Hash, objs []plumbing.Hash, pack *writtenPack) (err error) {
 	start := time.Now()
 	sent := "encoded"
 	defer func() {
-		s.debug(ctx, "git push", start, err, map[string]any{"ref": ref.String(), "old": old.String(), "new": target.String(), "objects": len(objs), "force": force, "pack": sent})
+		s.debug(ctx, "git push", start, err, map[string]any{"ref": ref.String(), "old": old.String(), "new": target.String(), "objects": len(objs), "pack": sent})
 	}()
 	ctx, cancel := s.c.withTimeout(ctx)
 	defer cancel()
@@ -63,9 +63,7 @@ func (s *session) push(ctx context.Context, ref plumbing.ReferenceName, old, tar
 			}
 		}
 	}
-	if force {
-		old = current
-	} else if current != old {
+	if current != old {
 		return fmt.Errorf("%w: %s is at %s on the remote, expected %s", errRejected, ref, short(current), short(old))
 	}
 	if current == target {

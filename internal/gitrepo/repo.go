@@ -198,16 +198,21 @@ func (s *session) head(ctx context.Context, branch string) (plumbing.Hash, error
 }
 
 // fetch updates refs/remotes/origin/<branch> with a shallow, single-branch fetch.
-func (s *session) fetch(ctx context.Context, branch string) (err error) {
+func (s *session) fetch(ctx context.Context, branch string) error {
+	return s.fetchDepth(ctx, branch, 1)
+}
+
+// fetchDepth is fetch with depth commits of history (see deepen).
+func (s *session) fetchDepth(ctx context.Context, branch string, depth int) (err error) {
 	start := time.Now()
-	defer func() { s.debug(ctx, "git fetch", start, err, map[string]any{"branch": branch}) }()
+	defer func() { s.debug(ctx, "git fetch", start, err, map[string]any{"branch": branch, "depth": depth}) }()
 	ctx, cancel := s.c.withTimeout(ctx)
 	defer cancel()
 	rs := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, trackingRef(branch)))
 	err = s.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
 		RefSpecs:   []config.RefSpec{rs},
-		Depth:      1,
+		Depth:      depth,
 		Auth:       s.auth,
 		Tags:       git.NoTags,
 		Force:      true,

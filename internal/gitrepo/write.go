@@ -50,9 +50,14 @@ type ApplyRequest struct {
 	// Describe, when set, makes the commit message from the change the commit makes (Message is ignored).
 	Describe func(Changes) string
 	Author   Signature
-	// HeadBranch enables pull-request mode: the commit is built on Branch's head and
-	// force-pushed to HeadBranch (a branch the provider owns). Branch is never written.
+	// HeadBranch enables pull-request mode: the commit is built on Branch's head and written to
+	// HeadBranch, never to Branch. An existing HeadBranch is moved only when its head commit carries
+	// HeadMarker, and only by a compare-and-swap against that commit: a commit someone else pushed
+	// there fails the apply with ErrForeignBranch, and one pushed meanwhile makes the push retry.
 	HeadBranch string
+	// HeadMarker is a trailer line written into the message of every head-branch commit: the proof that a
+	// later apply may move the branch.
+	HeadMarker string
 	// CreateFrom names the branch a missing Branch is created from (direct mode only);
 	// empty means the repository's default branch, or an orphan commit in an empty repository.
 	CreateFrom string
@@ -112,6 +117,9 @@ func (c *Client) Apply(ctx context.Context, req ApplyRequest) (ApplyResult, erro
 	}
 	if req.Branch == "" {
 		return ApplyResult{}, opErr(withClass(ErrInvalidInput, errors.New("branch is empty")))
+	}
+	if req.HeadBranch != "" && req.HeadBranch == req.Branch {
+		return ApplyResult{}, opErr(withClass(ErrInvalidInput, fmt.Errorf("the head branch %q is the base branch", req.HeadBranch)))
 	}
 	if err := validateRequest(req); err != nil {
 		return ApplyResult{}, opErr(err)
@@ -196,13 +204,13 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		return s.unchanged(ctx, req, res, base, created && !pr)
 	}
 
-	target, old, force := req.Branch, base, false
+	target, old := req.Branch, base
 	if created {
 		old = plumbing.ZeroHash
 	}
 	if pr {
-		target, force = req.HeadBranch, true
-		cur, reuse, err := s.headBranchState(ctx, st, req.HeadBranch, newTree, base)
+		target = req.HeadBranch
+		cur, reuse, err := s.headBranchState(ctx, st, req, newTree, base)
 		if err != nil {
 			return res, err
 		}
@@ -212,7 +220,7 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		}
 		old = cur
 	}
-	return s.commitAndUpdate(ctx, st, b, res, req, attempt, updateSpec{target: target, old: old, force: force, tree: newTree, parent: base})
+	return s.commitAndUpdate(ctx, st, b, res, req, attempt, updateSpec{target: target, old: old, tree: newTree, parent: base})
 }
 
 // commitTree returns the tree of commit h, or the zero hash for a zero h (an orphan).
@@ -254,7 +262,7 @@ func (s *session) checkExpectedTree(st storer.EncodedObjectStorer, baseTree plum
 func (s *session) unchanged(ctx context.Context, req ApplyRequest, res ApplyResult, base plumbing.Hash, createRef bool) (ApplyResult, error) {
 	res.CommitSHA = base.String()
 	if createRef {
-		if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, false, nil, nil); err != nil {
+		if err := s.updateRef(ctx, req.Branch, plumbing.ZeroHash, base, nil, nil); err != nil {
 			return res, err
 		}
 		res.Pushed = true
@@ -263,14 +271,21 @@ func (s *session) unchanged(ctx context.Context, req ApplyRequest, res ApplyResu
 }
 
 // headBranchState returns the head branch's commit (zero when it does not exist), and reuse=true when
-// the open proposal already holds exactly tree on base.
-func (s *session) headBranchState(ctx context.Context, st storer.EncodedObjectStorer, head string, tree, base plumbing.Hash) (plumbing.Hash, bool, error) {
-	cur, err := s.head(ctx, head)
+// the open proposal already holds exactly tree on base. A head branch whose commit this resource did not
+// write is ErrForeignBranch.
+func (s *session) headBranchState(ctx context.Context, st storer.EncodedObjectStorer, req ApplyRequest, tree, base plumbing.Hash) (plumbing.Hash, bool, error) {
+	cur, err := s.head(ctx, req.HeadBranch)
 	if errors.Is(err, ErrBranchNotFound) {
 		return plumbing.ZeroHash, false, nil
 	}
 	if err != nil {
 		return plumbing.ZeroHash, false, err
+	}
+	if ours, err := ownedHead(st, req, cur); err != nil {
+		return plumbing.ZeroHash, false, err
+	} else if !ours {
+		return plumbing.ZeroHash, false, withClass(ErrForeignBranch, fmt.Errorf(
+			"the head branch %q is at commit %s, which this resource did not write (its message has no %q line)", req.HeadBranch, short(cur), req.HeadMarker))
 	}
 	if hc, err := object.GetCommit(st, cur); err == nil && hc.TreeHash == tree &&
 		len(hc.ParentHashes) == 1 && hc.ParentHashes[0] == base {
@@ -283,7 +298,6 @@ func (s *session) headBranchState(ctx context.Context, st storer.EncodedObjectSt
 type updateSpec struct {
 	target       string
 	old          plumbing.Hash
-	force        bool
 	tree, parent plumbing.Hash
 }
 
@@ -304,7 +318,7 @@ func (s *session) commitAndUpdate(ctx context.Context, st *stagingStorer, b *bui
 	if err != nil {
 		return res, err
 	}
-	if err := s.updateRef(ctx, u.target, u.old, commit, u.force, b.newObjs, pack); err != nil {
+	if err := s.updateRef(ctx, u.target, u.old, commit, b.newObjs, pack); err != nil {
 		return res, err
 	}
 	res.CommitSHA = commit.String()
@@ -485,6 +499,9 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
+	if req.HeadBranch != "" && req.HeadMarker != "" && !HasTrailer(msg, req.HeadMarker) {
+		msg += "\n" + req.HeadMarker + "\n"
+	}
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
 	if !parent.IsZero() {
 		c.ParentHashes = []plumbing.Hash{parent}
@@ -498,8 +515,9 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 
 // updateRef moves refs/heads/<branch> from old (zero: must not exist) to target, or
 // pushes it with exactly objs (the objects new relative to old's tree; pack, when not nil, is the
-// pack the apply wrote them to). force replaces whatever the branch holds (pull-request head branches only).
-func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, force bool, objs []plumbing.Hash, pack *writtenPack) error {
+// pack the apply wrote them to). There is no force: every ref update is a compare-and-swap, so a commit
+// someone else wrote is never overwritten.
+func (s *session) updateRef(ctx context.Context, branch string, old, target plumbing.Hash, objs []plumbing.Hash, pack *writtenPack) error {
 	name := plumbing.NewBranchReferenceName(branch)
 	if s.e.local {
 		if s.gitDir != s.e.dir {
@@ -507,9 +525,9 @@ func (s *session) updateRef(ctx context.Context, branch string, old, target plum
 				return withClass(ErrInvalidInput, fmt.Errorf("refusing to update branch %q: it is checked out in the working tree at %s (like git's receive.denyCurrentBranch); use a bare repository or another branch", branch, s.e.dir))
 			}
 		}
-		return s.casLocalRef(name, old, target, force)
+		return s.casLocalRef(name, old, target)
 	}
-	if err := s.push(ctx, name, old, target, force, objs, pack); err != nil {
+	if err := s.push(ctx, name, old, target, objs, pack); err != nil {
 		return err
 	}
 	return s.repo.Storer.SetReference(plumbing.NewHashReference(trackingRef(branch), target))
@@ -527,7 +545,7 @@ func isRejection(err error) bool {
 
 // casLocalRef updates a ref of a local repository with git's own lock-file protocol
 // (refs/heads/<b>.lock, O_EXCL, then rename), so that it serialises with git CLI writers.
-func (s *session) casLocalRef(name plumbing.ReferenceName, old, target plumbing.Hash, force bool) error {
+func (s *session) casLocalRef(name plumbing.ReferenceName, old, target plumbing.Hash) error {
 	refPath := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return err
@@ -553,7 +571,7 @@ func (s *session) casLocalRef(name plumbing.ReferenceName, old, target plumbing.
 		f.Close()
 		return err
 	}
-	if !force && cur != old {
+	if cur != old {
 		f.Close()
 		return fmt.Errorf("%w: %s is at %s, expected %s", errRejected, name, short(cur), short(old))
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -218,7 +219,8 @@ func TestApply_PullRequestModeHeadBranch(t *testing.T) {
 			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{"gitops/a.yaml": "a"})
 			base := gitserver.Head(t, repo, "main")
 			ctx := context.Background()
-			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", HeadBranch: "kalypso/main", Path: "gitops", Files: fixtures.Bytes(map[string]string{"a.yaml": "a"})}
+			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", HeadBranch: "kalypso/main", HeadMarker: "Kalypso-Head-Branch: kalypso/main",
+				Path: "gitops", Files: fixtures.Bytes(map[string]string{"a.yaml": "a"})}
 			res, err := tg.client.Apply(ctx, req)
 			if err != nil || res.Changed || res.Pushed || gitserver.Head(t, repo, "kalypso/main") != "" {
 				t.Fatalf("no change must not create the head branch: %+v %v", res, err)
@@ -240,6 +242,52 @@ func TestApply_PullRequestModeHeadBranch(t *testing.T) {
 			res, err = tg.client.Apply(ctx, req)
 			if err != nil || !res.Pushed || gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "kalypso/main^") != base {
 				t.Fatalf("updated proposal must be one commit on the base: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+// TestApply_PullRequestHeadBranchIsNeverForced: every head-branch commit carries the marker trailer; a head
+// branch whose head commit someone else wrote (on top of ours, or a branch that was never ours) fails with
+// ErrForeignBranch and is left as it is; a head branch equal to the base is refused.
+func TestApply_PullRequestHeadBranchIsNeverForced(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, tg := range targets(t, root) {
+		t.Run(tg.name, func(t *testing.T) {
+			name := tg.name + ".git"
+			repo := gitserver.NewSeededRepo(t, root, name, "main", map[string]string{"gitops/a.yaml": "a"})
+			base := gitserver.Head(t, repo, "main")
+			ctx := context.Background()
+			const marker = "Kalypso-Head-Branch: kalypso/main"
+			req := gitrepo.ApplyRequest{RepoURL: tg.url(name), Branch: "main", HeadBranch: "kalypso/main", HeadMarker: marker,
+				Path: "gitops", Message: "proposal", Files: fixtures.Bytes(map[string]string{"a.yaml": "a", "b.yaml": "b"})}
+			res, err := tg.client.Apply(ctx, req)
+			if err != nil || !res.Pushed {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if msg := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%B", "kalypso/main"); msg != "proposal\n\n"+marker {
+				t.Fatalf("head-branch commit message %q, want the marker trailer", msg)
+			}
+			// A reviewer pushes a fix on top of the proposal: the next apply must not drop it.
+			theirs := gitserver.Commit(t, repo, "kalypso/main", "reviewer fix", map[string]string{"gitops/fix.yaml": "fix"}, nil)
+			req.Files["c.yaml"] = []byte("c")
+			_, err = tg.client.Apply(ctx, req)
+			if !errors.Is(err, gitrepo.ErrForeignBranch) || !strings.Contains(err.Error(), `the head branch "kalypso/main" is at commit `+theirs[:12]+", which this resource did not write") {
+				t.Fatalf("err = %v, want ErrForeignBranch naming %s", err, theirs[:12])
+			}
+			if gitserver.Head(t, repo, "kalypso/main") != theirs || gitserver.Head(t, repo, "main") != base {
+				t.Fatal("a refused apply must leave both branches as they were")
+			}
+			// A branch that was never the provider's.
+			other := gitserver.Commit(t, repo, "feature", "their work", map[string]string{"x": "x"}, nil)
+			req.HeadBranch, req.HeadMarker = "feature", "Kalypso-Head-Branch: feature"
+			if _, err = tg.client.Apply(ctx, req); !errors.Is(err, gitrepo.ErrForeignBranch) || gitserver.Head(t, repo, "feature") != other {
+				t.Fatalf("err = %v; feature must keep %s", err, other)
+			}
+			req.HeadBranch = "main"
+			if _, err = tg.client.Apply(ctx, req); !errors.Is(err, gitrepo.ErrInvalidInput) || gitserver.Head(t, repo, "main") != base {
+				t.Fatalf("head branch = base: err = %v", err)
 			}
 		})
 	}

@@ -98,10 +98,18 @@ func (s *Set) Names(kind string) []string {
 
 // PromotedCommit is spec.commit of the BaseRepo named `main`, or "".
 func (s *Set) PromotedCommit() string {
-	for _, b := range s.BaseRepos {
-		if b.Metadata.Name == "main" {
-			return b.Spec.Commit
-		}
+	if b := s.MainBaseRepo(); b != nil {
+		return b.Spec.Commit
 	}
 	return ""
+}
+
+// MainBaseRepo is the BaseRepo named `main` (BaseRepoMain), or nil.
+func (s *Set) MainBaseRepo() *BaseRepo {
+	for _, b := range s.BaseRepos {
+		if b.Metadata.Name == BaseRepoMain {
+			return b
+		}
+	}
+	return nil
 }

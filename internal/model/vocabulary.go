@@ -43,6 +43,9 @@ const (
 	// config template of content type sh.
 	PlatformConfigFile = "platform-config"
 
+	// BaseRepoMain is the name of the BaseRepo whose spec.commit pins the control plane's common content
+	// for an environment (upstream's promotion); other BaseRepos are ignored.
+	BaseRepoMain = "main"
 	// PromotedCommitFile is where upstream records the promoted commit, relative to the repository root.
 	PromotedCommitFile = ".github/tracking/Promoted_Commit_Id"
 )

@@ -21,6 +21,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/controlplane"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -46,6 +47,7 @@ type ControlPlaneModel struct {
 	Git              types.Object `tfsdk:"git"`
 	ResolveWorkloads types.Bool   `tfsdk:"resolve_workloads"`
 	Ignore           types.String `tfsdk:"ignore"`
+	FollowBaseRepo   types.Bool   `tfsdk:"follow_base_repo"`
 
 	Manifests             types.List   `tfsdk:"manifests"`
 	ClusterTypes          types.List   `tfsdk:"cluster_types"`
@@ -57,6 +59,7 @@ type ControlPlaneModel struct {
 	ConfigSchemas         types.List   `tfsdk:"config_schemas"`
 	BaseRepoCommit        types.String `tfsdk:"base_repo_commit"`
 	GitOpsRepo            types.Object `tfsdk:"gitops_repo"`
+	BaseRepo              types.Object `tfsdk:"base_repo"`
 	Commit                types.String `tfsdk:"commit"`
 	WorkloadCommits       types.Map    `tfsdk:"workload_commits"`
 	Skipped               types.List   `tfsdk:"skipped"`
@@ -67,6 +70,14 @@ type ControlPlaneGitModel struct {
 	Repo   types.String `tfsdk:"repo"`
 	Branch types.String `tfsdk:"branch"`
 	Path   types.String `tfsdk:"path"`
+	Commit types.String `tfsdk:"commit"`
+}
+
+var baseRepoAttrTypes = map[string]attr.Type{
+	"repo":   types.StringType,
+	"branch": types.StringType,
+	"path":   types.StringType,
+	"commit": types.StringType,
 }
 
 var repoRefAttrTypes = map[string]attr.Type{
@@ -114,6 +125,30 @@ func (d *ControlPlaneDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 						Optional:            true,
 						MarkdownDescription: "Directory inside the repository. Defaults to the repository root.",
 					},
+					"commit": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "Read the branch at this commit instead of its head: a full SHA or a prefix of at least 7 hex digits, " +
+							"which must be the head of `branch` or one of its ancestors (the plan fails otherwise). " +
+							"Promotion pins `main` this way, for example to `kalypso_rollout.promotion.commit`.",
+						Validators: []validator.String{validators.CommitSHA()},
+					},
+				},
+			},
+			"follow_base_repo": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "With `git` on an environment branch: also read the control plane that the branch's `BaseRepo` named `main` points to " +
+					"(its `repo`, `branch` and `path`, through `git_url_rewrites`) at its `spec.commit`, the way the upstream operator makes Flux fetch it, " +
+					"and put its documents first in `manifests`. One data source then holds everything the environment renders, " +
+					"and content that reached `main` after the pin stays out. Defaults to `false`.",
+			},
+			"base_repo": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "With `follow_base_repo`: where the `BaseRepo` was read, `commit` being the full SHA. Null otherwise.",
+				Attributes: map[string]schema.Attribute{
+					"repo":   schema.StringAttribute{Computed: true, MarkdownDescription: "Repository URL (`spec.repo`)."},
+					"branch": schema.StringAttribute{Computed: true, MarkdownDescription: "Branch (`spec.branch`)."},
+					"path":   schema.StringAttribute{Computed: true, MarkdownDescription: "Path (`spec.path`)."},
+					"commit": schema.StringAttribute{Computed: true, MarkdownDescription: "The commit read: `spec.commit` in full, or the branch head when `spec.commit` is empty."},
 				},
 			},
 			"resolve_workloads": schema.BoolAttribute{
@@ -180,6 +215,7 @@ var controlPlaneNames = []struct {
 func (d *ControlPlaneDataSource) ConfigValidators(_ context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("dir"), path.MatchRoot("git")),
+		datasourcevalidator.Conflicting(path.MatchRoot("dir"), path.MatchRoot("follow_base_repo")),
 	}
 }
 
@@ -203,6 +239,7 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 		ResolveWorkloads: data.ResolveWorkloads.ValueBool(),
 		Client:           client,
 		Ignore:           data.Ignore.ValueString(),
+		FollowBaseRepo:   data.FollowBaseRepo.ValueBool(),
 	}
 
 	var (
@@ -218,6 +255,7 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 			return
 		}
 		sourcePath, repoPath = path.Root("git"), path.Root("git").AtName("repo")
+		opts.Commit = g.Commit.ValueString()
 		res, diags = controlplane.ReadGit(ctx, g.Repo.ValueString(), g.Branch.ValueString(), g.Path.ValueString(), opts)
 	} else {
 		sourcePath, repoPath = path.Root("dir"), path.Root("dir")
@@ -237,6 +275,12 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if g := res.GitOpsRepo; g != nil {
 		data.GitOpsRepo = types.ObjectValueMust(repoRefAttrTypes, map[string]attr.Value{
 			"repo": types.StringValue(g.Repo), "branch": types.StringValue(g.Branch), "path": types.StringValue(g.Path),
+		})
+	}
+	data.BaseRepo = types.ObjectNull(baseRepoAttrTypes)
+	if b := res.Base; b != nil {
+		data.BaseRepo = types.ObjectValueMust(baseRepoAttrTypes, map[string]attr.Value{
+			"repo": types.StringValue(b.Repo), "branch": types.StringValue(b.Branch), "path": types.StringValue(b.Path), "commit": types.StringValue(b.Commit),
 		})
 	}
 	data.Commit = types.StringNull()
@@ -281,6 +325,10 @@ func controlPlaneDiagnostics(ds model.Diagnostics, sourcePath, repoPath path.Pat
 		switch {
 		case d.Kind == model.KindWorkloadRegistration && d.Field == "spec.workload":
 			at = path.Root("resolve_workloads")
+		case d.Kind == model.KindBaseRepo:
+			at = path.Root("follow_base_repo")
+		case d.Field == "git.commit":
+			at = path.Root("git").AtName("commit")
 		case d.Source.File == "" && d.Severity == model.SeverityError:
 			at = repoPath
 		}

@@ -148,7 +148,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"must be a GitHub URL.",
 				Optional: true,
 				Attributes: map[string]schema.Attribute{
-					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It is owned by the provider and force-updated."},
+					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It may be neither `branch` nor the repository's default branch, and an existing one must have been written by the provider: its head commit carries the trailer `Kalypso-Head-Branch: <name>` that every commit the provider writes there carries, else the plan fails. Each new proposal moves it with a compare-and-swap push, never a force push, so a commit someone else pushed there is never dropped."},
 					"title":       schema.StringAttribute{Optional: true, MarkdownDescription: "Title; defaults to a summary of the changes per cluster type."},
 					"labels":      schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Labels added to the pull request."},
 				},

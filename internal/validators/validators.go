@@ -11,9 +11,11 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -386,3 +388,11 @@ func (l located) ValidateString(ctx context.Context, req validator.StringRequest
 		AddError(&resp.Diagnostics, withPath.Path(), d.Summary(), d.Detail())
 	}
 }
+
+// CommitSHA accepts a Git commit SHA-1, full or abbreviated to at least 7 hex digits: the form
+// gitrepo.ValidateCommit accepts, checked before any repository is contacted.
+func CommitSHA() validator.String {
+	return stringvalidator.RegexMatches(commitSHA, "must be a Git commit SHA: 7 to 40 hexadecimal digits")
+}
+
+var commitSHA = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
