@@ -220,3 +220,60 @@ func testDriftChecksQuiet(t *testing.T, bin string) {
 	quiet("after the repair")
 	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", map[string]string{"drone/README.md": "drone v2"})), 5)
 }
+
+// TestAccGitopsCommit_NewOverlappingPathsRefused: two new resources whose paths overlap on one branch
+// have written no ownership record yet; the plan refuses them anyway, naming both, and an apply writes
+// nothing. Respelled URLs of one repository overlap too.
+func TestAccGitopsCommit_NewOverlappingPathsRefused(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	refs := gitopsRefs(t, r.repo)
+	block := func(name, url, dir string) string {
+		return "resource \"kalypso_gitops_commit\" \"" + name + "\" {\n  repository_url = " + gitopsHCL(url) + "\n  branch = \"main\"\n  path = " + gitopsHCL(dir) +
+			"\n  deletion_protection = false\n  files = { \"README.md\" = \"x\" }\n}\n"
+	}
+	r.write(block("whole", "file://"+r.repo, "clusters") + block("drone", r.repo+"/", "clusters/drone"))
+	for _, args := range [][]string{{"plan"}, {"apply", "-auto-approve"}} {
+		out := r.expectExit(1, args...)
+		expectOutput(t, "terraform "+args[0], out, `Error: Overlapping paths on one branch`,
+			`deliver to overlapping paths of branch "main": `+regexp.QuoteMeta(r.repo)+`///clusters/drone\?ref=main and file://`+regexp.QuoteMeta(r.repo)+`//clusters\?ref=main`,
+			`Nothing was written`)
+	}
+	if got := gitopsRefs(t, r.repo); got != refs {
+		t.Errorf("refused plans wrote to the repository:\n%s\nwas\n%s", got, refs)
+	}
+	r.expectMain(gitopsOutside, 1)
+	// Side by side they plan and apply.
+	r.write(block("dev", "file://"+r.repo, "clusters/dev") + block("drone", r.repo, "clusters/drone"))
+	r.must("apply", "-auto-approve")
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters/dev", map[string]string{"README.md": "x"}), gitopsManaged("clusters/drone", map[string]string{"README.md": "x"})), 3)
+}
+
+// TestAccGitopsCommit_RespelledRepositoryIsNoChange: four other spellings of the repository's URL are
+// no replacement: each plans an in-place update of repository_url and id alone (Terraform plans a
+// configured value as written), whose apply writes nothing; the re-plan is empty.
+func TestAccGitopsCommit_RespelledRepositoryIsNoChange(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	files := map[string]string{"drone/README.md": "drone"}
+	r.write(lifecycleResource("file://"+r.repo, files, ""))
+	r.must("apply", "-auto-approve")
+	head := gitserver.Head(t, r.repo, "main")
+	dir, name := filepath.Split(r.repo)
+	for _, url := range []string{r.repo, r.repo + "/", "file://" + r.repo + "/", "file://" + dir + "./" + name} {
+		r.write(lifecycleResource(url, files, ""))
+		out := r.expectExit(2, "plan", "-detailed-exitcode")
+		expectOutput(t, "plan of repository_url = "+url, out, `# kalypso_gitops_commit.test will be updated in-place`, `Plan: 0 to add, 1 to change, 0 to destroy`)
+		if strings.Contains(out, "changes ") || strings.Contains(out, "must be replaced") {
+			t.Errorf("repository_url = %q: the plan changes files or replaces the resource:\n%s", url, out)
+		}
+		r.must("apply", "-auto-approve")
+		if out, code := r.run("plan", "-detailed-exitcode"); code != 0 {
+			t.Errorf("repository_url = %q: re-plan exited %d, want 0:\n%s", url, code, out)
+		}
+	}
+	if got := gitserver.Head(t, r.repo, "main"); got != head {
+		t.Errorf("an apply of a respelled URL wrote to the branch")
+	}
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)
+}

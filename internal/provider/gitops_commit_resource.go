@@ -83,8 +83,10 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"repository_url": schema.StringAttribute{
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
-					"`git_url_rewrites` apply. Credentials in the URL are rejected.",
-				Required: true, PlanModifiers: replace,
+					"`git_url_rewrites` apply. Credentials in the URL are rejected. Another spelling of the same repository (`file://` or a plain path, " +
+					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`) is an in-place update of " +
+					"`repository_url` and `id` that writes nothing; another repository replaces the resource.",
+				Required: true, PlanModifiers: []planmodifier.String{sameRepositoryNoReplace},
 			},
 			"branch": schema.StringAttribute{
 				MarkdownDescription: "Branch to write (the pull request's base in PR mode). It must exist unless `create_branch` is set; " +
@@ -326,6 +328,9 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
+		if r.claim(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	prMode := !plan.PullRequest.IsNull()
 	if !prMode && !plan.PullRequest.IsUnknown() {
@@ -361,6 +366,23 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// claim records the resource's location for this plan, refusing one that overlaps another resource of
+// the same provider configuration (delivery.Locations): two new resources have no ownership record on
+// the branch yet.
+func (r *GitopsCommitResource) claim(plan *gitopsCommitModel, diags *diag.Diagnostics) {
+	if r.data == nil || r.data.Locations == nil {
+		return
+	}
+	dir, err := gitrepo.CleanPath(plan.Path.ValueString())
+	if err != nil {
+		return // ValidateConfig reports it
+	}
+	key := r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString())
+	if err := r.data.Locations.Claim(key, plan.Branch.ValueString(), dir, plan.ID.ValueString()); err != nil {
+		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
+	}
 }
 
 // planChanges reads the branch and fills changes, changes_summary, base_tree_id and content_hash, or
@@ -453,6 +475,12 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
+
+// sameRepositoryNoReplace replaces the resource when repository_url names another repository, and not
+// when it only respells the same one (gitrepo.SameRepository): that update writes nothing.
+var sameRepositoryNoReplace = stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !gitrepo.SameRepository(req.StateValue.ValueString(), req.PlanValue.ValueString())
+}, "Replaces the resource when repository_url names another repository.", "Replaces the resource when `repository_url` names another repository.")
 
 // planDestroy states in a warning what removing the resource in state deletes from its branch, or
 // refuses it when deletion_protection is on (delivery.DecideDestroy).
