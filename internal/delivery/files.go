@@ -33,6 +33,11 @@ func CheckFileNames(names []string) []FileProblem {
 			out = append(out, FileProblem{name, "Invalid file name", fmt.Sprintf("%s. File names are relative to path and use forward slashes.", err)})
 			continue
 		}
+		if base := name[strings.LastIndexByte(name, '/')+1:]; base == OwnerMarker {
+			out = append(out, FileProblem{name, "Invalid file name", fmt.Sprintf("%q is named like the ownership record (%s) that marks another "+
+				"kalypso_gitops_commit's path; a copy inside files would hide that resource from the overlap guard. Rename the file.", name, OwnerMarker)})
+			continue
+		}
 		if strings.HasPrefix(name, ".") {
 			out = append(out, FileProblem{name, "Dot-entry at the root of path", fmt.Sprintf("%q starts with a dot. Dot-entries at the root of path are never managed, so that "+
 				"repository metadata such as .github or .sops.yaml is safe; move the file into a sub-directory or write it outside this resource.", name)})
@@ -52,6 +57,36 @@ func CheckFileNames(names []string) []FileProblem {
 				reported[dir] = true
 				out = append(out, FileProblem{dir, "File and directory of the same name",
 					fmt.Sprintf("%q is a file, but %q needs a directory of that name. Rename one of them.", dir, name)})
+			}
+		}
+	}
+	return append(out, caseCollisions(valid)...)
+}
+
+// caseCollisions finds names (sorted) whose file or one of whose directories differs from another's only
+// in letter case ("Clusters/a" and "clusters/b"): checked out on Windows or macOS, whose file systems
+// ignore case, one overwrites the other and the working tree shows changes nobody made.
+func caseCollisions(sorted []string) []FileProblem {
+	var out []FileProblem
+	first := map[string]string{} // lower-cased prefix -> its first spelling
+	reported := map[string]bool{}
+	for _, name := range sorted {
+		for end := 0; end < len(name); {
+			if next := strings.IndexByte(name[end+1:], '/'); next >= 0 {
+				end += 1 + next
+			} else {
+				end = len(name)
+			}
+			prefix := name[:end]
+			key := strings.ToLower(prefix)
+			seen, ok := first[key]
+			if !ok {
+				first[key] = prefix
+			} else if seen != prefix && !reported[key] {
+				reported[key] = true
+				out = append(out, FileProblem{name, "File names that differ only in case",
+					fmt.Sprintf("%q and %q differ only in letter case. Windows and macOS checkouts cannot hold both, so one would overwrite the "+
+						"other; use one spelling.", seen, prefix)})
 			}
 		}
 	}

@@ -73,6 +73,9 @@ func splitSegments(p string) ([]string, error) {
 		case len(s) > maxSegment:
 			return nil, fmt.Errorf("has a segment of %d bytes; file systems store at most %d, so no cluster could check it out", len(s), maxSegment)
 		}
+		if err := CheckGitComponent(s); err != nil {
+			return nil, err
+		}
 	}
 	return segs, nil
 }

@@ -148,6 +148,9 @@ func (c *Client) Apply(ctx context.Context, req ApplyRequest) (ApplyResult, erro
 }
 
 func validateRequest(req ApplyRequest) error {
+	if err := checkCommitText(req.Author, req.Message); err != nil {
+		return err
+	}
 	for name := range req.Files {
 		if err := ValidateFileName(name); err != nil {
 			return err
@@ -501,6 +504,9 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 	}
 	if req.HeadBranch != "" && req.HeadMarker != "" && !HasTrailer(msg, req.HeadMarker) {
 		msg += "\n" + req.HeadMarker + "\n"
+	}
+	if err := checkCommitText(author, msg); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
 	if !parent.IsZero() {

@@ -29,6 +29,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var (
@@ -130,13 +131,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"commit's change: the path and branch with the number of files added, modified and removed, the cluster types " +
 					"(render mode) or folders touched with their counts, the promoted commit, and the root files written or removed.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultCommitMessage),
+				Validators: []validator.String{validators.CommitMessage()},
 			},
 			"author": schema.SingleNestedAttribute{
 				MarkdownDescription: "Commit author; defaults to the provider's `author`.",
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
-					"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name."},
-					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+					"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("name")}},
+					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("email")}},
 				},
 			},
 			"promoted_commit_id": schema.StringAttribute{

@@ -138,8 +138,10 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Default commit author for `kalypso_gitops_commit`.",
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
-					"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name."},
-					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+					"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("name")}},
+					"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email; no line break, `<`, `>` or NUL.",
+						Validators: []validator.String{validators.CommitIdentity("email")}},
 				},
 			},
 			"github_base_url": schema.StringAttribute{

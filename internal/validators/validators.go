@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 )
 
@@ -386,6 +387,40 @@ func (l located) ValidateString(ctx context.Context, req validator.StringRequest
 			continue
 		}
 		AddError(&resp.Diagnostics, withPath.Path(), d.Summary(), d.Detail())
+	}
+}
+
+// CommitIdentity checks an author name or email (what) for what a commit header cannot hold: a line
+// break, '<', '>' or NUL (gitrepo.CheckIdentity).
+func CommitIdentity(what string) validator.String { return commitText{what: what} }
+
+// CommitMessage checks a commit message for NUL (gitrepo.CheckMessage).
+func CommitMessage() validator.String { return commitText{} }
+
+type commitText struct{ what string }
+
+func (v commitText) Description(context.Context) string {
+	if v.what == "" {
+		return "must not contain NUL"
+	}
+	return "must not contain a line break, '<', '>' or NUL"
+}
+func (v commitText) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v commitText) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	value := req.ConfigValue.ValueString()
+	if v.what == "" {
+		if err := gitrepo.CheckMessage(value); err != nil {
+			AddError(&resp.Diagnostics, req.Path, "Invalid commit message", err.Error()+". Remove the NUL character.")
+		}
+		return
+	}
+	if err := gitrepo.CheckIdentity(v.what, value); err != nil {
+		AddError(&resp.Diagnostics, req.Path, "Invalid commit author",
+			fmt.Sprintf("%s (%q). A commit written with it would carry a malformed or forged header; remove the character.", err, value))
 	}
 }
 

@@ -1,0 +1,84 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+// TestAccGitopsCommit_CommitHeaderInjection: an author name with a line break (which would write a forged
+// parent and committer line into the commit object), an email with '>' or '<', and NUL in the name or
+// the commit message are plan-time errors naming the attribute, for the resource's author and the
+// provider's; the repository is untouched.
+func TestAccGitopsCommit_CommitHeaderInjection(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
+	refs := gitopsRefs(t, repo)
+	cfg := func(provider, extra string) string {
+		return gitopsCfg{Provider: provider, URL: "file://" + repo, Branch: "main", Path: "clusters", Files: map[string]string{"a.yaml": "a"}, Extra: extra}.String()
+	}
+	forged := `Bot\nparent 0000000000000000000000000000000000000000\ncommitter Mallory <m@evil.example> 0 +0000`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			expectPlanError(cfg("", `  author = { name = "`+forged+`", email = "bot@example.com" }`),
+				"Error: Invalid commit author", "author.name: the author name contains a line break, which would start a forged line in the commit header",
+				"remove the character"),
+			expectPlanError(cfg("", `  author = { name = "Bot", email = "bot@example.com> 0 +0000\ncommitter x <x" }`),
+				"Error: Invalid commit author", "author.email: the author email contains a line break"),
+			expectPlanError(cfg("", `  author = { name = "Bot", email = "a>b@example.com" }`),
+				"Error: Invalid commit author", `author.email: the author email contains '<' or '>', which delimit the email in the commit header ("a>b@example.com")`),
+			expectPlanError(cfg("", `  author = { name = "Bot <x", email = "bot@example.com" }`),
+				"Error: Invalid commit author", `author.name: the author name contains '<' or '>'`),
+			expectPlanError(cfg("", `  author = { name = "Bot\u0000", email = "bot@example.com" }`),
+				"Error: Invalid commit author", `author.name: the author name contains a NUL character`),
+			expectPlanError(cfg("", `  commit_message = "release\u0000notes"`),
+				"Error: Invalid commit message", `commit_message = "release\u0000notes"`, "the commit message contains a NUL character, which git fsck rejects (nulInCommit). Remove the NUL character."),
+			expectPlanError(cfg(`  author = { name = "Bot\nparent 0000000000000000000000000000000000000000", email = "bot@example.com" }`, ""),
+				"Error: Invalid commit author", "author.name: the author name contains a line break"),
+			expectPlanError(cfg(`  author = { name = "Bot", email = "<bot@example.com>" }`, ""),
+				"Error: Invalid commit author", "author.email: the author email contains '<' or '>'"),
+		},
+	})
+	if got := gitopsRefs(t, repo); got != refs {
+		t.Errorf("a refused plan changed the repository:\n%s\nwant\n%s", got, refs)
+	}
+}
+
+// TestAccGitopsCommit_GitPathRules: file names and a path that Git on Windows or macOS reads as .git (the
+// trailing-dot, 8.3 and HFS+-ignorable spellings), a .gitmodules with a hostile URL, names that differ only
+// in case, and a copy of another resource's ownership record are plan-time errors at files["name"] or
+// path; the repository is untouched.
+func TestAccGitopsCommit_GitPathRules(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
+	refs := gitopsRefs(t, repo)
+	cfg := func(path string, files map[string]string) string {
+		return gitopsCfg{URL: "file://" + repo, Branch: "main", Path: path, Files: files}.String()
+	}
+	one := func(name string) map[string]string { return map[string]string{name: "x", "ok/a.yaml": "a"} }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			expectPlanError(cfg("clusters", one("x/.git./config")), "Error: Invalid file name", `"x/.git./config" = "x"`,
+				`file name "x/.git./config": has a segment ".git." that Git on Windows or macOS reads as .git (git fsck: hasDotgit)`),
+			expectPlanError(cfg("clusters", one("x/git~1/config")), "Error: Invalid file name", `"x/git~1/config" = "x"`, `has a segment "git~1" that Git on Windows or macOS reads as .git`),
+			expectPlanError(cfg("clusters", one("x/.g\u200cit/config")), "Error: Invalid file name", `reads as .git (git fsck: hasDotgit)`),
+			expectPlanError(cfg("clusters", map[string]string{"x/.gitmodules": "[submodule \"x\"]\n\tpath = x\n\turl = -u./payload\n"}), "Error: Invalid file name",
+				`has a segment ".gitmodules" that Git reads as .gitmodules; a GitOps tree has no submodules`),
+			expectPlanError(cfg("clusters/.GIT./x", one("a")), "Error: Invalid path", `has a segment ".GIT." that Git on Windows or macOS reads as .git`),
+			expectPlanError(cfg("clusters", map[string]string{"drone/a.yaml": "a", "Drone/b.yaml": "b"}), "Error: File names that differ only in case",
+				`"Drone" and "drone" differ only in letter case. Windows and macOS checkouts cannot hold both`),
+			expectPlanError(cfg("clusters", one("b/.kalypso-gitops-commit")), "Error: Invalid file name",
+				`"b/.kalypso-gitops-commit" is named like the ownership record (.kalypso-gitops-commit) that marks another kalypso_gitops_commit's path`),
+		},
+	})
+	if got := gitopsRefs(t, repo); got != refs {
+		t.Errorf("a refused plan changed the repository:\n%s\nwant\n%s", got, refs)
+	}
+}
