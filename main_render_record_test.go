@@ -55,35 +55,19 @@ func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	cache := t.TempDir() // the provider's render store lives in the user's cache directory
 	// run returns terraform's output, its exit code, and the number of renders the provider logged.
 	run := func(args ...string) (string, int, int) {
 		t.Helper()
-		log := filepath.Join(t.TempDir(), "tf.log")
-		cmd := exec.Command(tfBin, append(args, "-input=false", "-no-color")...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "TF_LOG_PROVIDER=DEBUG", "TF_LOG_PATH="+log)
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("terraform %v: %v", args, err)
-		}
-		b, _ := os.ReadFile(log)
-		renders := 0
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, "render: ") || strings.HasSuffix(strings.TrimSpace(line), ": render") || strings.Contains(line, ": render:") {
-				renders++
-			}
-		}
-		return string(out), code, renders
+		out, code, log := runTerraform(t, tfBin, rc, dir, cache, args...)
+		return out, code, renders(log)
 	}
 	const warning = "Unscheduled deployment targets"
 
 	writeConfig(recordTestManifests)
-	out, code, renders := run("apply", "-auto-approve")
-	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 1 added") || renders == 0 {
-		t.Fatalf("first apply: exit %d, %d renders logged\n%s", code, renders, out)
+	out, code, n := run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 1 added") || n == 0 {
+		t.Fatalf("first apply: exit %d, %d renders logged\n%s", code, n, out)
 	}
 	if !strings.Contains(out, warning) || !strings.Contains(out, "app-api") {
 		t.Errorf("the apply must warn about the unscheduled deployment target:\n%s", out)
@@ -92,33 +76,148 @@ func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 		t.Fatalf("the apply did not deliver the render: %v", files)
 	}
 
-	out, code, renders = run("plan", "-detailed-exitcode")
+	out, code, n = run("plan", "-detailed-exitcode")
 	if code != 0 {
 		t.Fatalf("plan after apply: exit %d, want 0 (no changes)\n%s", code, out)
 	}
-	if renders != 0 {
-		t.Errorf("the plan after apply rendered %d times; same inputs and the same tree on the branch need no render", renders)
+	if n != 0 {
+		t.Errorf("the plan after apply rendered %d times; same inputs and the same tree on the branch need no render", n)
 	}
 	if !strings.Contains(out, warning) || !strings.Contains(out, "app-api") {
 		t.Errorf("a plan that reuses the last render must still show its warning:\n%s", out)
 	}
 
-	if out, code, renders = run("plan", "-detailed-exitcode", "-refresh=false"); code != 0 || renders != 0 {
-		t.Errorf("plan -refresh=false after apply: exit %d (want 0), %d renders (want 0)\n%s", code, renders, out)
+	if out, code, n = run("plan", "-detailed-exitcode", "-refresh=false"); code != 0 || n != 0 {
+		t.Errorf("plan -refresh=false after apply: exit %d (want 0), %d renders (want 0)\n%s", code, n, out)
 	}
 
 	gitserver.Commit(t, repo, "main", "hand edit", map[string]string{"clusters/large/app-web/reconciler.yaml": "edited by hand\n"}, nil)
-	out, code, renders = run("plan", "-detailed-exitcode")
-	if code != 2 || renders == 0 || !strings.Contains(out, "-edited by hand") {
-		t.Errorf("after a hand edit the plan must render and show the repair: exit %d, %d renders\n%s", code, renders, out)
+	out, code, n = run("plan", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, "-edited by hand") {
+		t.Errorf("after a hand edit the plan must show the repair: exit %d\n%s", code, out)
+	}
+	if n != 0 {
+		t.Errorf("the plan of the repair rendered %d times; the tree of the same inputs is in the local render store", n)
 	}
 	if out, code, _ = run("apply", "-auto-approve"); code != 0 {
 		t.Fatalf("repairing apply: exit %d\n%s", code, out)
 	}
 
 	writeConfig(strings.Replace(recordTestManifests, "path: ./web}}", "path: ./web-v2}}", 1))
-	out, code, renders = run("plan", "-detailed-exitcode")
-	if code != 2 || renders == 0 || !strings.Contains(out, "clusters/large/app-web/") {
-		t.Errorf("changed inputs must render and show the change: exit %d, %d renders\n%s", code, renders, out)
+	out, code, n = run("plan", "-detailed-exitcode")
+	if code != 2 || n == 0 || !strings.Contains(out, "clusters/large/app-web/") {
+		t.Errorf("changed inputs must render and show the change: exit %d, %d renders\n%s", code, n, out)
+	}
+}
+
+// runTerraform runs terraform in dir with the provider under test, its debug log on, and cache as the
+// user's cache directory (where the provider keeps its render store). It returns terraform's output, its
+// exit code and the provider's debug log.
+func runTerraform(t *testing.T, tfBin, rc, dir, cache string, args ...string) (out string, code int, log string) {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "tf.log")
+	// Options go before the positional arguments (a saved plan).
+	cmd := exec.Command(tfBin, append([]string{args[0], "-input=false", "-no-color"}, args[1:]...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "TF_LOG_PROVIDER=DEBUG", "TF_LOG_PATH="+logPath, "XDG_CACHE_HOME="+cache)
+	b, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("terraform %v: %v", args, err)
+	}
+	l, _ := os.ReadFile(logPath)
+	return string(b), code, string(l)
+}
+
+// renders counts the renders a provider debug log shows (the "render" event of the render cache).
+func renders(log string) int {
+	n := 0
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "render: ") || strings.HasSuffix(strings.TrimSpace(line), ": render") || strings.Contains(line, ": render:") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestApplyOfASavedPlanDoesNotRenderAgain runs the real provider under the real terraform binary, each
+// terraform command in its own provider processes. A change planned with `plan -out` renders once; the
+// apply of that saved plan, in another process, loads the plan's desired tree from the local render
+// store, renders nothing and writes the planned tree. When the store is gone between plan and apply (HCP
+// Terraform plans and applies on different workers), the apply renders again, reaches the same tree and
+// applies. A plain `terraform apply` renders once: its apply walk reuses the tree of its plan walk.
+func TestApplyOfASavedPlanDoesNotRenderAgain(t *testing.T) {
+	tfBin, rc := providerUnderTerraform(t)
+	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
+	dir, cache := t.TempDir(), t.TempDir()
+	store := filepath.Join(cache, "terraform-provider-kalypso", "renders")
+	writeConfig := func(manifests string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "manifests.yaml"), []byte(manifests), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := "terraform {\n  required_providers {\n    kalypso = { source = \"kalypso/kalypso\" }\n  }\n}\n" +
+			"resource \"kalypso_gitops_commit\" \"dev\" {\n  repository_url = \"file://" + repo + "\"\n  branch = \"main\"\n  path = \"clusters\"\n" +
+			"  render = { environment = \"dev\", manifests = [file(\"${path.module}/manifests.yaml\")] }\n}\n"
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, int, string) {
+		t.Helper()
+		return runTerraform(t, tfBin, rc, dir, cache, args...)
+	}
+	const kept, loaded = "desired tree kept in the local render store", "desired tree loaded from the local render store"
+
+	writeConfig(recordTestManifests)
+	out, code, log := run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 1 added") {
+		t.Fatalf("first apply: exit %d\n%s", code, out)
+	}
+	if n := renders(log); n != 1 || !strings.Contains(log, kept) || !strings.Contains(log, loaded) {
+		t.Errorf("terraform apply must render once (plan walk) and load that tree in its apply walk: %d renders, kept %v, loaded %v",
+			n, strings.Contains(log, kept), strings.Contains(log, loaded))
+	}
+
+	// A change, planned in one process and applied in another.
+	v2 := strings.Replace(recordTestManifests, "path: ./web}}", "path: ./web-v2}}", 1)
+	writeConfig(v2)
+	out, code, log = run("plan", "-out=change.tfplan", "-detailed-exitcode")
+	if code != 2 || renders(log) != 1 || !strings.Contains(log, kept) {
+		t.Fatalf("plan -out of the change: exit %d (want 2), %d renders (want 1), tree kept: %v\n%s", code, renders(log), strings.Contains(log, kept), out)
+	}
+	out, code, log = run("apply", "change.tfplan")
+	if code != 0 || !strings.Contains(out, "Apply complete! Resources: 0 added, 1 changed") {
+		t.Fatalf("apply of the saved plan: exit %d\n%s", code, out)
+	}
+	if n := renders(log); n != 0 || !strings.Contains(log, loaded) {
+		t.Errorf("the apply of a saved plan rendered %d times (want 0) and loaded the plan's tree: %v", n, strings.Contains(log, loaded))
+	}
+	if got := gitserver.Files(t, repo, "main")["clusters/large/app-web/reconciler.yaml"]; !strings.Contains(got, "./web-v2") {
+		t.Errorf("the apply did not write the planned tree: reconciler.yaml is\n%s", got)
+	}
+	if out, code, _ = run("plan", "-detailed-exitcode"); code != 0 {
+		t.Errorf("plan after the apply of the saved plan: exit %d, want 0\n%s", code, out)
+	}
+
+	// The same, with the store gone between plan and apply: the apply renders the same tree again.
+	writeConfig(strings.Replace(v2, "tier: web", "tier: web, extra: label", 1) + strings.Replace(recordTestManifests[strings.Index(recordTestManifests, "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: SchedulingPolicy"):], "web-only", "web-twice", 1))
+	out, code, log = run("plan", "-out=change.tfplan", "-detailed-exitcode")
+	if code != 2 || renders(log) != 1 {
+		t.Fatalf("plan -out of the second change: exit %d (want 2), %d renders (want 1)\n%s", code, renders(log), out)
+	}
+	if err := os.RemoveAll(store); err != nil {
+		t.Fatal(err)
+	}
+	out, code, log = run("apply", "change.tfplan")
+	if code != 0 || !strings.Contains(out, "Apply complete!") {
+		t.Fatalf("apply of the saved plan without the render store: exit %d\n%s", code, out)
+	}
+	if n := renders(log); n != 1 || strings.Contains(log, loaded) {
+		t.Errorf("without the render store the apply must render once: %d renders, loaded from the store: %v", n, strings.Contains(log, loaded))
+	}
+	if out, code, _ = run("plan", "-detailed-exitcode"); code != 0 {
+		t.Errorf("plan after the apply without the store: exit %d, want 0\n%s", code, out)
 	}
 }

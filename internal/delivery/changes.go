@@ -76,7 +76,8 @@ type Desired struct {
 	// and returns ErrFilesNeeded otherwise.
 	RecordedTree string
 	// Built is gitrepo.NewTreeFromFiles(Files) when a plan in this process built it (Plan.Tree): the apply
-	// writes it without building it again.
+	// writes it without building it again. With Files nil it is the tree an earlier plan kept in the
+	// local store (RenderStore): Compute and the apply read the files' content from it.
 	Built *gitrepo.Tree
 	// RootFiles are written at root-relative paths (the promoted-commit file, the ownership record).
 	RootFiles map[string][]byte
@@ -136,9 +137,10 @@ type BlobReader func(ids []string) (map[string][]byte, error)
 
 type pending struct {
 	path     string
+	rel      string // the path relative to Desired.Path ("" for a root file)
 	action   Action
 	old, new string // blob ids
-	content  []byte // desired content
+	content  []byte // desired content of a root file
 }
 
 // Compute returns the change set that turns what ins found into d. read is called once, for the old
@@ -152,11 +154,11 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		opts.MaxDiffBytes = DefaultMaxDiffBytes
 	}
 	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
-	deltas, err := p.deltas(ins, d)
+	deltas, desiredFiles, err := p.deltas(ins, d)
 	if err != nil {
 		return nil, err
 	}
-	all := append(p.pathChanges(deltas, d), rootChanges(ins, d)...)
+	all := append(p.pathChanges(deltas, d.Path, desiredFiles), rootChanges(ins, d)...)
 	sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
 	for _, c := range all {
 		p.Counts.add(c.action)
@@ -166,60 +168,64 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		listed = listed[:opts.MaxChanges]
 		p.Omitted = len(all) - opts.MaxChanges
 	}
-	if p.Changes, err = diffs(listed, ins, read, opts.MaxDiffBytes); err != nil {
+	if p.Changes, err = diffs(listed, ins, d, read, opts.MaxDiffBytes); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// deltas compares the path's tree with the desired one, building it from d.Files (Plan.Tree) unless
-// d.RecordedTree stands for it.
-func (p *Plan) deltas(ins *gitrepo.Inspection, d Desired) ([]gitrepo.Delta, error) {
-	if d.Files == nil && d.RecordedTree != "" {
+// deltas compares the path's tree with the desired one (d.Built, or built from d.Files as Plan.Tree)
+// unless d.RecordedTree stands for it, and returns how many files the desired tree holds.
+func (p *Plan) deltas(ins *gitrepo.Inspection, d Desired) ([]gitrepo.Delta, int, error) {
+	if d.Files == nil && d.Built == nil && d.RecordedTree != "" {
 		if d.RecordedTree != ins.ManagedTree {
-			return nil, ErrFilesNeeded
+			return nil, 0, ErrFilesNeeded
 		}
 		p.DesiredTree = d.RecordedTree
-		return nil, nil
+		return nil, 0, nil
 	}
-	want, err := gitrepo.NewTreeFromFiles(d.Files)
-	if err != nil {
-		return nil, err
+	want := d.Built
+	if want == nil {
+		var err error
+		if want, err = gitrepo.NewTreeFromFiles(d.Files); err != nil {
+			return nil, 0, err
+		}
 	}
 	p.Tree, p.DesiredTree = want, want.ID()
-	return ins.Diff(want)
+	deltas, err := ins.Diff(want)
+	return deltas, want.Len(), err
 }
 
-// pathChanges turns the deltas under the path into changes with root-relative paths, counts them per
+// pathChanges turns the deltas under dir into changes with root-relative paths, counts them per
 // top-level directory, finds other resources' ownership records among the deletions, and counts the
-// files the branch holds under the path.
-func (p *Plan) pathChanges(deltas []gitrepo.Delta, d Desired) []pending {
+// files the branch holds under dir.
+func (p *Plan) pathChanges(deltas []gitrepo.Delta, dir string, desiredFiles int) []pending {
 	all := make([]pending, 0, len(deltas))
 	created, deleted := 0, 0
 	for _, dl := range deltas {
 		switch {
 		case dl.Old.Hash == "":
 			created++
-			all = append(all, pending{path: dl.Path, action: ActionCreate, new: dl.New, content: d.Files[dl.Path]})
+			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionCreate, new: dl.New})
 		case dl.New == "":
 			deleted++
 			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash})
 			if base := pathpkg.Base(dl.Path); base == OwnerMarker {
 				// Another resource's ownership record below this path: nothing desired has that name.
-				p.Markers = append(p.Markers, join(d.Path, pathpkg.Dir(dl.Path)))
+				p.Markers = append(p.Markers, join(dir, pathpkg.Dir(dl.Path)))
 			}
 		default:
-			all = append(all, pending{path: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New, content: d.Files[dl.Path]})
+			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New})
 		}
 	}
 	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
-	p.CurrentFiles = len(d.Files) - created + deleted
+	p.CurrentFiles = desiredFiles - created + deleted
 	for i := range all {
 		top, _, _ := strings.Cut(all[i].path, "/")
 		c := p.ByDirectory[top]
 		c.add(all[i].action)
 		p.ByDirectory[top] = c
-		all[i].path = join(d.Path, all[i].path)
+		all[i].path = join(dir, all[i].path)
 	}
 	return all
 }
@@ -247,7 +253,7 @@ func rootChanges(ins *gitrepo.Inspection, d Desired) []pending {
 // diffs reads the old content of the listed updates and deletes in one call and makes each change's
 // diff: the content of a created file, a unified diff for an update, the removed content for a delete
 // (so that a reviewer and a policy see what leaves), each cut past limit.
-func diffs(listed []pending, ins *gitrepo.Inspection, read BlobReader, limit int) (map[string]Change, error) {
+func diffs(listed []pending, ins *gitrepo.Inspection, d Desired, read BlobReader, limit int) (map[string]Change, error) {
 	var ids []string
 	for _, c := range listed {
 		if c.action != ActionCreate && c.old != "" {
@@ -264,6 +270,12 @@ func diffs(listed []pending, ins *gitrepo.Inspection, read BlobReader, limit int
 	out := make(map[string]Change, len(listed))
 	for _, c := range listed {
 		ch := Change{Action: c.action}
+		if c.rel != "" {
+			var err error
+			if c.content, err = d.content(c.rel); err != nil {
+				return nil, err
+			}
+		}
 		before := string(old[c.old])
 		if c.old == "" { // a root file: its old content came with the inspection
 			before = string(ins.RootFiles[c.path])
@@ -279,6 +291,14 @@ func diffs(listed []pending, ins *gitrepo.Inspection, read BlobReader, limit int
 		out[c.path] = ch
 	}
 	return out, nil
+}
+
+// content is a desired file's content: from Files, or from the tree a plan loaded (TreeStore).
+func (d Desired) content(rel string) ([]byte, error) {
+	if d.Files != nil || d.Built == nil {
+		return d.Files[rel], nil
+	}
+	return d.Built.File(rel)
 }
 
 // TreeID is the managed tree id of the desired files: what the branch holds under the path once they are

@@ -19,6 +19,8 @@ type RenderRecord struct {
 	Inputs   string            `json:"inputs"`
 	Tree     string            `json:"tree"`
 	Warnings model.Diagnostics `json:"warnings,omitempty"`
+	// Summary is what render_summary shows; a RenderStore's records hold it.
+	Summary *RenderSummary `json:"summary,omitempty"`
 }
 
 // RenderInputs fingerprints a render's inputs: the build of the code that renders (render.BuildID) and

@@ -233,3 +233,44 @@ func dirSize(b *testing.B, dir string) int64 {
 	}
 	return n
 }
+
+// BenchmarkTreeStore260k: what keeping a whole environment's desired tree (300 cluster types × 290
+// targets × 3 files, as the 86k fleet) costs a plan (Put into an empty store, then Put of the same tree
+// changed in one file, as a plan of a small change), and what loading it costs the apply (Load).
+func BenchmarkTreeStore260k(b *testing.B) {
+	files := fleetFiles(treeStoreCTs, 290)
+	t, err := gitrepo.NewTreeFromFiles(files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	files["ct-0/app-0/reconciler.yaml"] = []byte("changed\n")
+	changed, err := gitrepo.NewTreeFromFiles(files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(b.TempDir(), "trees")
+		start := time.Now()
+		if err := gitrepo.NewTreeStore(dir).Put(t); err != nil {
+			b.Fatal(err)
+		}
+		put := time.Since(start)
+		start = time.Now()
+		if err := gitrepo.NewTreeStore(dir).Put(changed); err != nil {
+			b.Fatal(err)
+		}
+		putSmall := time.Since(start)
+		start = time.Now()
+		if _, err := gitrepo.NewTreeStore(dir).Tree(changed.ID()); err != nil {
+			b.Fatal(err)
+		}
+		load := time.Since(start)
+		b.ReportMetric(put.Seconds(), "put-s")
+		b.ReportMetric(putSmall.Seconds(), "put-small-s")
+		b.ReportMetric(load.Seconds(), "load-s")
+		b.ReportMetric(float64(dirSize(b, dir))/(1<<20), "store-MiB")
+	}
+}
+
+// treeStoreCTs is 300 (the 86k fleet); a profile of BenchmarkTreeStore260k may lower it.
+var treeStoreCTs = 300

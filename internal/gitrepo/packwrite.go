@@ -93,8 +93,9 @@ type compressedBatch struct {
 
 // entryCompressor encodes pack entries; one per goroutine, its zlib writer reused through Reset.
 type entryCompressor struct {
-	out bytes.Buffer
-	zw  *zlib.Writer
+	out   bytes.Buffer
+	zw    *zlib.Writer
+	level int
 }
 
 func (c *entryCompressor) batch(objs []plumbing.EncodedObject) *compressedBatch {
@@ -121,7 +122,7 @@ func (c *entryCompressor) entry(o plumbing.EncodedObject, hdr []byte) error {
 	}
 	c.out.Write(appendEntryHeader(hdr, code, o.Size()))
 	if c.zw == nil {
-		c.zw, _ = zlib.NewWriterLevel(&c.out, zlib.BestSpeed) // the level is valid: no error
+		c.zw, _ = zlib.NewWriterLevel(&c.out, c.level) // the level is one of zlib's: no error
 	} else {
 		c.zw.Reset(&c.out)
 	}
@@ -147,6 +148,12 @@ func (c *entryCompressor) entry(o plumbing.EncodedObject, hdr []byte) error {
 // (the order is explained below). On an error nothing but the removed temporary files was touched, and
 // no ref can point into a pack that is not complete.
 func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPack, err error) {
+	return writePackLevel(fs, objs, zlib.BestSpeed)
+}
+
+// writePackLevel is writePack with the zlib level of its entries: a pack kept on local disk only (a
+// TreeStore's) is not worth compressing.
+func writePackLevel(fs billy.Filesystem, objs []plumbing.EncodedObject, level int) (p *writtenPack, err error) {
 	if len(objs) == 0 {
 		return nil, errors.New("writing a pack: no objects")
 	}
@@ -168,7 +175,7 @@ func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPa
 	var entries []packedObject
 	var checksum plumbing.Hash
 	err = writeTemp(fs, dir, "tmp_pack_", &tmps, func(w io.Writer) (err error) {
-		entries, checksum, err = writePackData(w, objs)
+		entries, checksum, err = writePackData(w, objs, level)
 		return err
 	})
 	if err != nil {
@@ -236,7 +243,7 @@ func writeTemp(fs billy.Filesystem, dir, prefix string, tmps *[]string, write fu
 // writePackData writes the pack (header, entries in the order of objs, SHA-1 trailer) to w and returns
 // where each object went and the trailer. Entries are compressed by up to GOMAXPROCS goroutines, a
 // bounded number of batches ahead of the writer.
-func writePackData(w io.Writer, objs []plumbing.EncodedObject) ([]packedObject, plumbing.Hash, error) {
+func writePackData(w io.Writer, objs []plumbing.EncodedObject, level int) ([]packedObject, plumbing.Hash, error) {
 	sum := sha1.New() //nolint:gosec // see the import
 	out := io.MultiWriter(w, sum)
 	var hdr [12]byte
@@ -264,7 +271,7 @@ func writePackData(w io.Writer, objs []plumbing.EncodedObject) ([]packedObject, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var c entryCompressor
+			c := entryCompressor{level: level}
 			for {
 				select {
 				case tokens <- struct{}{}:

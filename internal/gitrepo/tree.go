@@ -259,10 +259,12 @@ type dirNode struct {
 	obj    plumbing.EncodedObject
 }
 
-// leaf is a file to write (content != nil) or an entry kept as is (content == nil).
+// leaf is a file to write (content != nil, or stored), or an entry kept as is.
 type leaf struct {
 	entryInfo
 	content []byte
+	// stored is the TreeStore that holds the blob of a tree loaded from it (content is nil).
+	stored *TreeStore
 }
 
 func newDirNode() *dirNode {
@@ -396,7 +398,7 @@ func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
 		return prefix + "/" + name
 	}
 	for name, l := range n.leaves {
-		if l.content == nil {
+		if l.content == nil && l.stored == nil {
 			continue // kept entry
 		}
 		oe, had := oldEntries[name]
@@ -414,7 +416,11 @@ func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
 		default:
 			b.changes.Added = append(b.changes.Added, join(name))
 		}
-		if err := b.put(l.Hash, b.blobObject(l.content)); err != nil {
+		obj := b.blobObject(l.content)
+		if l.stored != nil {
+			obj = l.object
+		}
+		if err := b.put(l.Hash, obj); err != nil {
 			return err
 		}
 	}

@@ -74,6 +74,14 @@ func renderCacheKey(environment string, manifests []string, opts render.Options)
 	return k
 }
 
+// has reports whether the cache holds (or is computing) the render of key.
+func (c *renderCache) has(k renderKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[k]
+	return ok
+}
+
 // render returns the cached render of the input, rendering it on a miss. The result is shared: callers
 // must not modify it.
 func (c *renderCache) render(environment string, manifests []string, opts render.Options) *cachedRender {

@@ -5,10 +5,13 @@ package provider
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
@@ -26,15 +29,30 @@ func WithSSHHostKeyFingerprint(fp string) GitClientOption {
 }
 
 // gitClients holds one client per configured provider instance, so that every
-// resource and data source of that instance shares one cache directory.
+// resource and data source of that instance shares one cache directory. An entry lives until
+// its provider instance is configured again (KalypsoProvider.setData evicts it) or the process
+// ends; see ARCHITECTURE.md, "Process-wide state".
 var gitClients sync.Map // *ProviderData -> *gitrepo.Client
+
+// unconfiguredData stands for a provider that is not configured yet (Terraform validates before it
+// configures), so that all such calls share one client instead of adding one entry each.
+var unconfiguredData = &ProviderData{}
+
+// forgetGitClient drops the client of a provider configuration that was replaced. Its temporary
+// cache directory stays until the process ends (RemoveTemporaryCaches): an operation that took
+// the client before the eviction may still be using it.
+func forgetGitClient(d *ProviderData) {
+	if d != nil {
+		gitClients.Delete(d)
+	}
+}
 
 // GitClient returns the provider instance's Git client (shared cache, rewrites,
 // credentials). With options it returns a client that shares the same cache directory.
 // A nil ProviderData (provider not configured) yields a client without credentials.
 func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 	if d == nil {
-		d = &ProviderData{}
+		d = unconfiguredData
 	}
 	v, ok := gitClients.Load(d)
 	if !ok {
@@ -87,4 +105,34 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 // was set. main calls it when the plugin server stops.
 func RemoveTemporaryCaches() error {
 	return gitrepo.RemoveTemporaryCaches()
+}
+
+// renderStores holds one delivery.RenderStore per directory, shared by every provider instance that uses it.
+var renderStores sync.Map // string -> *delivery.RenderStore
+
+// RenderStoreDir is where kalypso_gitops_commit keeps the desired trees its plans render, for the apply in
+// the next provider process: renders/ in cache_dir when one is configured, else in the user's cache
+// directory (it must outlive the process, unlike the temporary Git cache). "" when there is none.
+func (d *ProviderData) RenderStoreDir() string {
+	if d != nil && d.CacheDir != "" {
+		return filepath.Join(d.CacheDir, "renders")
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "terraform-provider-kalypso", "renders")
+}
+
+// RenderStore is the store in RenderStoreDir, or nil when there is none.
+func (d *ProviderData) RenderStore() *delivery.RenderStore {
+	dir := d.RenderStoreDir()
+	if dir == "" {
+		return nil
+	}
+	v, ok := renderStores.Load(dir)
+	if !ok {
+		v, _ = renderStores.LoadOrStore(dir, delivery.NewRenderStore(dir))
+	}
+	return v.(*delivery.RenderStore) //nolint:forcetypeassert // renderStores only ever holds *delivery.RenderStore
 }

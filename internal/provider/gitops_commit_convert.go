@@ -15,11 +15,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -123,26 +125,22 @@ func (m *gitopsCommitModel) changesFrom(o *gitopsCommitModel) {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = o.Changes, o.ChangesSummary, o.ChangesCounts, o.ChangesByDirectory
 }
 
-func renderSummaryValue(m *gitopsCommitModel, res *render.Result) types.Object {
+func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types.Object {
 	if m.Render.IsNull() {
 		return types.ObjectNull(gitopsRenderSummaryTypes)
 	}
-	if res == nil {
+	if sum == nil {
 		return types.ObjectUnknown(gitopsRenderSummaryTypes)
 	}
 	by := map[string]attr.Value{}
-	counts := map[string]int{}
-	for _, a := range res.Assignments {
-		counts[a.ClusterType]++
-	}
-	for _, ct := range res.ClusterTypes {
-		by[ct] = types.StringValue(strconv.Itoa(counts[ct]))
+	for _, ct := range sum.ClusterTypes {
+		by[ct] = types.StringValue(strconv.Itoa(sum.ByClusterType[ct]))
 	}
 	return types.ObjectValueMust(gitopsRenderSummaryTypes, map[string]attr.Value{
-		"assignments":                    types.StringValue(strconv.Itoa(len(res.Assignments))),
+		"assignments":                    types.StringValue(strconv.Itoa(sum.Assignments)),
 		"assignments_by_cluster_type":    types.MapValueMust(types.StringType, by),
-		"unscheduled_deployment_targets": stringList(res.Unscheduled),
-		"promoted_commit_id":             types.StringValue(res.PromotedCommit),
+		"unscheduled_deployment_targets": stringList(sum.Unscheduled),
+		"promoted_commit_id":             types.StringValue(sum.PromotedCommit),
 	})
 }
 
@@ -226,19 +224,25 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 // desired is what a plan or an apply delivers, built from the configuration.
 type desired struct {
 	files map[string][]byte
-	// render and cached are the render (render mode, unless reused).
-	render *render.Result
-	cached *cachedRender
-	known  bool
+	// summary and cached are the render's summary and the cached render (render mode, unless reused or
+	// stored).
+	summary *delivery.RenderSummary
+	cached  *cachedRender
+	known   bool
 	// record holds the render's inputs and warnings (render mode); the apply adds the tree it delivered.
 	record delivery.RenderRecord
 	// reused is the managed tree id that the last apply of the same inputs recorded: the render was skipped
 	// and files is nil (delivery.Desired.RecordedTree).
 	reused string
+	// stored is the desired tree an earlier plan of the same inputs kept in the local render store: the
+	// render was skipped and files is nil (delivery.Desired.Built).
+	stored *gitrepo.Tree
 }
 
 // desiredFiles reads files or renders; known is false when an input is not known yet. With last (render
-// mode), inputs equal to those of the last apply are not rendered again: see delivery.RenderRecord.
+// mode), inputs equal to those of the last apply are not rendered again: see delivery.RenderRecord. Nor
+// are inputs that this process rendered already, or whose tree an earlier plan kept in the local render
+// store (delivery.RenderStore).
 func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics, last *delivery.RenderRecord) desired {
 	if !m.Render.IsNull() {
 		if m.Render.IsUnknown() {
@@ -258,12 +262,18 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 			diags.Append(engineDiagnostics(last.Warnings, manifestsPath, nil)...)
 			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree}
 		}
+		if !sharedRenderCache.has(key) {
+			if rec, tree, ok := r.storedRender(ctx, inputs); ok {
+				diags.Append(engineDiagnostics(rec.Warnings, manifestsPath, nil)...)
+				return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: rec.Warnings}, summary: rec.Summary, stored: tree}
+			}
+		}
 		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
 		diags.Append(engineDiagnostics(e.diags, manifestsPath, map[string]string{render.OptionConfigValidation: "render.config_validation"})...)
 		if diags.HasError() {
 			return desired{}
 		}
-		return desired{files: e.deliveryFiles(), render: e.res, cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
+		return desired{files: e.deliveryFiles(), summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}
@@ -277,4 +287,44 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		files[name] = []byte(s.ValueString())
 	}
 	return desired{files: files, known: true}
+}
+
+// storedRender loads the record and desired tree of inputs from the local render store, and logs what it
+// found (TF_LOG=debug). ok is false when the store does not hold them: the caller renders.
+func (r *GitopsCommitResource) storedRender(ctx context.Context, inputs string) (*delivery.RenderRecord, *gitrepo.Tree, bool) {
+	store := r.data.RenderStore()
+	if store == nil {
+		return nil, nil, false
+	}
+	start := time.Now()
+	rec, tree, err := store.Load(inputs)
+	fields := map[string]any{"store": store.Dir(), "duration_ms": time.Since(start).Milliseconds()}
+	if err != nil {
+		fields["reason"] = err.Error()
+		tflog.Debug(ctx, "no stored tree of these render inputs; rendering", fields)
+		return nil, nil, false
+	}
+	fields["tree"], fields["files"] = rec.Tree, tree.Len()
+	tflog.Debug(ctx, "desired tree loaded from the local render store instead of rendering", fields)
+	return rec, tree, true
+}
+
+// keepRender saves what d rendered, with its desired tree t, in the local render store for the next
+// process with the same inputs (the apply of this plan). A failure is logged: the next process renders.
+func (r *GitopsCommitResource) keepRender(ctx context.Context, d desired, t *gitrepo.Tree) {
+	store := r.data.RenderStore()
+	if store == nil || d.cached == nil || t == nil || d.record.Inputs == "" {
+		return
+	}
+	start := time.Now()
+	rec := d.record
+	rec.Tree, rec.Summary = t.ID(), d.summary
+	err := store.Save(rec, t)
+	fields := map[string]any{"store": store.Dir(), "tree": rec.Tree, "files": t.Len(), "duration_ms": time.Since(start).Milliseconds()}
+	if err != nil {
+		fields["error"] = err.Error()
+		tflog.Debug(ctx, "cannot keep the desired tree in the local render store; the apply will render again", fields)
+		return
+	}
+	tflog.Debug(ctx, "desired tree kept in the local render store", fields)
 }

@@ -300,8 +300,12 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	}
 }
 
-// renderRecordKey is the private-state key of the delivery.RenderRecord of the last apply.
-const renderRecordKey = "render"
+// renderRecordKey is the private-state key of the delivery.RenderRecord of the last apply;
+// plannedRenderKey, in the planned private state, holds the render inputs and desired tree of the plan.
+const (
+	renderRecordKey  = "render"
+	plannedRenderKey = "planned_render"
+)
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
@@ -351,7 +355,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	plan.RenderSummary = renderSummaryValue(&plan, d.render)
+	plan.RenderSummary = renderSummaryValue(&plan, d.summary)
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 	}
@@ -368,6 +372,10 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		if prMode {
 			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
 		}
+	}
+	if cs != nil && d.record.Inputs != "" {
+		// The apply finds the plan's tree by these (in this process, or in the local render store).
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: cs.DesiredTree}.Marshal())...)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
@@ -409,6 +417,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		lastTree, prState = state.ContentHash.ValueString(), state.PullRequestState.ValueString()
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
+	want.Built = d.stored
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
 	if errors.Is(err, delivery.ErrFilesNeeded) {
 		return nil, true
@@ -418,6 +427,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		return nil, false
 	}
 	d.cached.rememberTree(cs.Tree)
+	r.keepRender(ctx, d, cs.Tree)
 	plan.setChanges(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
@@ -607,7 +617,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	}
 	s := r.settings(ctx, &m, diags)
 	want := s.Desired(d.files, "", priorPromoted != nil)
-	want.Built = d.cached.builtTree()
+	if want.Built = d.cached.builtTree(); d.stored != nil {
+		want.Built = d.stored
+	}
 	tree, err := want.TreeID()
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
@@ -627,10 +639,11 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.setChanges(&delivery.Plan{})
 	}
 	if m.RenderSummary.IsUnknown() {
-		m.RenderSummary = renderSummaryValue(&m, d.render)
+		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
+	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(out.Set(ctx, &m)...)
 }
 

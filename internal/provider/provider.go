@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -33,6 +34,20 @@ var (
 // KalypsoProvider is the provider implementation.
 type KalypsoProvider struct {
 	version string
+
+	mu   sync.Mutex
+	data *ProviderData // the last configuration, whose Git client a new one replaces
+}
+
+// setData records the provider's new configuration and evicts the Git client of the one it replaces.
+func (p *KalypsoProvider) setData(data *ProviderData) {
+	p.mu.Lock()
+	prev := p.data
+	p.data = data
+	p.mu.Unlock()
+	if prev != data {
+		forgetGitClient(prev)
+	}
 }
 
 // KalypsoProviderModel describes the provider configuration block.
@@ -155,8 +170,9 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Validators:          []validator.Map{validators.NoNullElements()},
 			},
 			"cache_dir": schema.StringAttribute{
-				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process.",
-				Optional:            true,
+				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process. " +
+					"`kalypso_gitops_commit` keeps the desired trees its plans render in `renders/` below it (by default in `terraform-provider-kalypso/renders` of the user's cache directory), so that the apply of a plan, in another provider process, does not render again.",
+				Optional: true,
 			},
 			"ca_certificates": schema.StringAttribute{
 				MarkdownDescription: "Extra PEM CA certificates trusted for https Git remotes on private hosts, in addition to the system roots. TLS verification is always on; there is no option to skip it. Checked at plan time: only CERTIFICATE blocks that parse.",
@@ -232,6 +248,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 
+	p.setData(data)
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

@@ -21,6 +21,7 @@ type renderedAssignment struct {
 	files      []renderedFile
 	diags      []assignmentDiag
 	yamlIssues []yamlIssue
+	docIssues  []yamlIssue
 	skipped    bool
 }
 
@@ -34,6 +35,7 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 	}
 	diags := mergeAssignmentDiags(out)
 	diags = append(diags, mergeYAMLIssues(out)...)
+	diags = append(diags, mergeDocIssues(out)...)
 	return out, diags
 }
 
@@ -67,7 +69,7 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{},
+		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
 		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
 	}
 }
@@ -143,6 +145,7 @@ func (j *assignmentJob) limitDiagnostic(le *templating.LimitError, base model.Di
 type assignmentJob struct {
 	engine       *Engine
 	yamlChecks   *yamlChecker
+	dataChecks   *configMapDataChecker
 	environment  string
 	set          *model.Set
 	clusterTypes map[string]*model.ClusterType
@@ -341,6 +344,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	if !found {
 		s.fail(model.SeverityError, "Missing template", use.field,
 			fmt.Sprintf("template %q is not in the input and is not built in (%s); add a Template named %q or change %s", use.name, strings.Join(BuiltinTemplateNames(), ", "), use.name, use.field))
+		s.out.diags[len(s.out.diags)-1].acrossClusterTypes = true
 		return f, false, false
 	}
 	out, ok := s.execute(use, tmpl, data)
@@ -356,6 +360,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	}
 	file := fileName(use.file, tmpl.Spec.ContentType)
 	s.checkYAML(use, tmpl, file, out)
+	s.checkDocuments(use, file, out)
 	return renderedFile{filePath(s.a.Path, file), content}, true, true
 }
 
