@@ -43,7 +43,7 @@ func (l *Locations) Claim(repoKey, branch, path, id string) error {
 			// resource. (Two resources spelled exactly alike are not caught here, nor by the records.)
 			return nil
 		}
-		if overlaps(c.path, path) {
+		if Overlaps(c.path, path) {
 			ids := []string{c.id, id}
 			sort.Strings(ids)
 			return fmt.Errorf("two kalypso_gitops_commit resources of this configuration deliver to overlapping paths of branch %q: %s and %s. "+
@@ -55,8 +55,8 @@ func (l *Locations) Claim(repoKey, branch, path, id string) error {
 	return nil
 }
 
-// overlaps reports whether one cleaned path ("" for the root) is the other or contains it.
-func overlaps(a, b string) bool {
+// Overlaps reports whether one cleaned path ("" for the root) is the other or contains it.
+func Overlaps(a, b string) bool {
 	if a == b || a == "" || b == "" {
 		return true
 	}

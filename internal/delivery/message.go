@@ -30,6 +30,8 @@ type CommitMessage struct {
 	PromotedCommitID string
 	// Removal is true for the commit of a destroy: "Remove clusters from branch main (resource destroyed): 8 removed".
 	Removal bool
+	// MovedTo, for a removal, names the location the resource moved to: "(moved to envs/dev on branch main)".
+	MovedTo string
 }
 
 // Describe is the message of the commit that makes ch:
@@ -48,7 +50,11 @@ func (m CommitMessage) Describe(ch gitrepo.Changes) string {
 	}
 	subject := fmt.Sprintf("%s %s on %s: %s", verb, displayPath(m.Path), m.Branch, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
 	if m.Removal {
-		subject = fmt.Sprintf("Remove %s from branch %s (resource destroyed): %s", displayPath(m.Path), m.Branch, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
+		why := "resource destroyed"
+		if m.MovedTo != "" {
+			why = "moved to " + m.MovedTo
+		}
+		subject = fmt.Sprintf("Remove %s from branch %s (%s): %s", displayPath(m.Path), m.Branch, why, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
 	}
 	promotedWritten := m.PromotedCommitID != "" && slices.Contains(ch.Root, PromotedCommitFile)
 	if promotedWritten {

@@ -80,7 +80,7 @@ func (r *lifecycleRig) write(body string) {
 
 func (r *lifecycleRig) run(args ...string) (string, int) {
 	r.t.Helper()
-	return r.tf.run(append(args, "-input=false", "-no-color")...)
+	return r.tf.run(append([]string{args[0], "-input=false", "-no-color"}, args[1:]...)...)
 }
 
 func (r *lifecycleRig) must(args ...string) string {
@@ -381,4 +381,111 @@ func TestAccGitopsCommit_DeletesCarryContentForPolicy(t *testing.T) {
 	if got := deny("update.tfplan"); len(got) != 0 {
 		t.Errorf("policy on an update denies %q", got)
 	}
+}
+
+// moveResource is a files-mode resource named test.
+func moveResource(url, branch, dir string, files map[string]string, extra string) string {
+	return strings.TrimPrefix(gitopsCfg{URL: url, Branch: branch, Path: dir, Files: files, Extra: extra}.String(), "provider \"kalypso\" {\n\n}\n\n")
+}
+
+// TestAccGitopsCommit_Moves: a change of path, of branch and of repository_url is one planned update that
+// shows both sides (the files created at the new location, the deletions at the old one, with their
+// content); deletion_protection, as applied, refuses it; the apply writes the new location first and
+// removes the old one after; the re-plan is empty.
+func TestAccGitopsCommit_Moves(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	other := gitserver.NewSeededRepo(t, r.root, "other.git", "main", map[string]string{"README.md": "# other\n"})
+	url := "file://" + r.repo
+	files := map[string]string{"drone/README.md": "drone", "large/t1/namespace.yaml": "kind: Namespace\n"}
+	r.write(moveResource(url, "main", "clusters", files, "  deletion_protection = true"))
+	r.must("apply", "-auto-approve")
+
+	// Protected, as applied: the move is refused at plan, naming the old files.
+	r.write(moveResource(url, "main", "envs/dev", files, "  deletion_protection = true"))
+	out := r.expectExit(1, "plan")
+	expectOutput(t, "plan of a protected move", out, `Error: The move deletes files at the old location`,
+		`deletion_protection is on, and moving the resource to .*//envs/dev\?ref=main deletes 2 files under path "clusters" on branch "main"`)
+	r.write(moveResource(url, "main", "clusters", files, "  deletion_protection = false"))
+	r.must("apply", "-auto-approve")
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)
+
+	// A move of path on one branch.
+	r.write(moveResource(url, "main", "envs/dev", files, "  deletion_protection = false"))
+	out = r.expectExit(2, "plan", "-detailed-exitcode", "-out=move.tfplan")
+	expectOutput(t, "plan of a path move", out, `Warning: The resource moves: files are deleted at the old location`,
+		`will be updated in-place`, `Plan: 0 to add, 1 to change, 0 to destroy`)
+	changes := r.plannedChanges("move.tfplan")
+	for k, want := range map[string]string{"envs/dev/drone/README.md": "create drone", "clusters/drone/README.md": "delete drone",
+		"clusters/large/t1/namespace.yaml": "delete kind: Namespace\n", "envs/dev/.kalypso-gitops-commit": "create"} {
+		if got := changes[k]; !strings.HasPrefix(got, want) {
+			t.Errorf("path move: changes[%q] = %q, want %q", k, got, want)
+		}
+	}
+	r.must("apply", "move.tfplan")
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 4)
+	log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-2", "--format=%s", "main")
+	if !regexp.MustCompile(`^Remove clusters from branch main \(moved to .*//envs/dev\?ref=main\): 2 removed\nUpdate envs/dev on main: 2 added\n?$`).MatchString(log) {
+		t.Errorf("the new location is not written before the old one is removed:\n%s", log)
+	}
+	r.expectExit(0, "plan", "-detailed-exitcode")
+
+	// A move of branch (a new branch).
+	r.write(moveResource(url, "dev", "envs/dev", files, "  deletion_protection = false\n  create_branch = true"))
+	changes = r.plannedChangesOf(r.expectExit(2, "plan", "-detailed-exitcode", "-out=branch.tfplan"), "branch.tfplan")
+	if changes["envs/dev/drone/README.md"] != "create drone" || changes["main:envs/dev/drone/README.md"] != "delete drone" {
+		t.Errorf("branch move: changes %v", changes)
+	}
+	r.must("apply", "branch.tfplan")
+	r.expectMain(gitopsOutside, 5)
+	if got := gitserver.Files(t, r.repo, "dev"); !reflect.DeepEqual(got, gitopsManaged("envs/dev", files)) {
+		t.Errorf("branch dev: %v", got)
+	}
+	r.expectExit(0, "plan", "-detailed-exitcode")
+
+	// A move to another repository.
+	r.write(moveResource("file://"+other, "main", "clusters", files, "  deletion_protection = false"))
+	changes = r.plannedChangesOf(r.expectExit(2, "plan", "-detailed-exitcode", "-out=repo.tfplan"), "repo.tfplan")
+	if changes["clusters/drone/README.md"] != "create drone" || changes[url+"@dev:envs/dev/drone/README.md"] != "delete drone" {
+		t.Errorf("repository move: changes %v", changes)
+	}
+	r.must("apply", "repo.tfplan")
+	if got := gitserver.Files(t, other, "main"); !reflect.DeepEqual(got, fixtures.Merge(map[string]string{"README.md": "# other\n"}, gitopsManaged("clusters", files))) {
+		t.Errorf("the other repository: %v", got)
+	}
+	if got := gitserver.Files(t, r.repo, "dev"); len(got) != 0 {
+		t.Errorf("the old branch still holds %v", got)
+	}
+	r.expectExit(0, "plan", "-detailed-exitcode")
+}
+
+// plannedChanges reads `changes` of kalypso_gitops_commit.test from a saved plan as "<action> <diff>".
+func (r *lifecycleRig) plannedChanges(planFile string) map[string]string {
+	r.t.Helper()
+	var plan struct {
+		ResourceChanges []struct {
+			Change struct {
+				After struct {
+					Changes map[string]struct{ Action, Diff string } `json:"changes"`
+				} `json:"after"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	js := r.tf.mustRun("show", "-json", planFile)
+	if err := json.Unmarshal([]byte(js), &plan); err != nil || len(plan.ResourceChanges) != 1 {
+		r.t.Fatalf("show -json %s: %v\n%s", planFile, err, js)
+	}
+	out := map[string]string{}
+	for k, c := range plan.ResourceChanges[0].Change.After.Changes {
+		out[k] = strings.TrimSpace(c.Action + " " + c.Diff)
+		if c.Action == "delete" || c.Action == "create" {
+			out[k] = c.Action + " " + c.Diff
+		}
+	}
+	return out
+}
+
+// plannedChangesOf is plannedChanges of a plan whose output the caller already checked.
+func (r *lifecycleRig) plannedChangesOf(_ string, planFile string) map[string]string {
+	return r.plannedChanges(planFile)
 }

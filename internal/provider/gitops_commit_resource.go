@@ -64,7 +64,6 @@ func (r *GitopsCommitResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Delivers a Kalypso environment (`render`) or a hand-made file set (`files`) to a path of a Git branch, " +
 			"in one commit per apply and no commit when nothing changed, or as one GitHub pull request.\n\n" +
@@ -86,13 +85,13 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
 					"`git_url_rewrites` apply. Credentials in the URL are rejected. Another spelling of the same repository (`file://` or a plain path, " +
 					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`) is an in-place update of " +
-					"`repository_url` and `id` that writes nothing; another repository replaces the resource.",
-				Required: true, PlanModifiers: []planmodifier.String{sameRepositoryNoReplace},
+					"`repository_url` and `id` that writes nothing; another repository is a move (see `path`).",
+				Required: true,
 			},
 			"branch": schema.StringAttribute{
 				MarkdownDescription: "Branch to write (the pull request's base in PR mode). It must exist unless `create_branch` is set; " +
 					"the name must follow `git check-ref-format`.",
-				Required: true, PlanModifiers: replace,
+				Required: true,
 			},
 			"create_branch": schema.BoolAttribute{
 				MarkdownDescription: "Create `branch` when it does not exist, as a new branch (without parent commit) that holds only this resource's files, " +
@@ -101,8 +100,12 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"path": schema.StringAttribute{
-				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root).",
-				Optional:            true, Computed: true, Default: stringdefault.StaticString("."), PlanModifiers: replace,
+				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root). A change of `path`, `branch` or " +
+					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
+					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). The apply " +
+					"writes the new location first, then removes the old one in a second commit. `deletion_protection` (as applied) and " +
+					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
+				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
 			"render": schema.SingleNestedAttribute{
 				MarkdownDescription: "Render mode: the resource runs the same engine as `provider::kalypso::environment_render` and delivers " +
@@ -340,17 +343,24 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 			return
 		}
 	}
+	var move *movePlan
+	if state != nil && plan.ID.ValueString() != "" && !plan.ID.IsUnknown() {
+		if move = r.planMove(ctx, state, &plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, move.record())...)
 	prMode := !plan.PullRequest.IsNull()
 	if !prMode && !plan.PullRequest.IsUnknown() {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
 	var diags diag.Diagnostics
 	d := r.desiredFiles(ctx, &plan, &diags, last)
-	cs, needFiles := r.planChanges(ctx, &plan, state, d, &diags)
+	cs, needFiles := r.planChanges(ctx, &plan, state, d, move, &diags)
 	if needFiles { // the branch no longer holds the recorded tree: render
 		diags = nil
 		d = r.desiredFiles(ctx, &plan, &diags, nil)
-		cs, _ = r.planChanges(ctx, &plan, state, d, &diags)
+		cs, _ = r.planChanges(ctx, &plan, state, d, move, &diags)
 	}
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -401,7 +411,7 @@ func (r *GitopsCommitResource) claim(plan *gitopsCommitModel, diags *diag.Diagno
 // marks them unknown when the desired tree is not known yet. It returns nil in that case or when diags
 // already hold an error, and needFiles when d skipped the render but the branch no longer holds the
 // recorded tree.
-func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
+func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, move *movePlan, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
 	if diags.HasError() {
 		return nil, false
 	}
@@ -413,7 +423,7 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	s := r.settings(ctx, plan, diags)
 	var lastTree, prState string
-	if state != nil {
+	if state != nil && move == nil { // a move plans against another location than the state's
 		lastTree, prState = state.ContentHash.ValueString(), state.PullRequestState.ValueString()
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
@@ -428,6 +438,9 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	d.cached.rememberTree(cs.Tree)
 	r.keepRender(ctx, d, cs.Tree)
+	if move != nil {
+		cs = cs.WithMove(move.old, move.key, s.MaxChanges, 0)
+	}
 	plan.setChanges(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
@@ -439,6 +452,15 @@ func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRe
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	b, _ := req.Private.GetKey(ctx, moveKey)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, nil)...)
+	if rec := delivery.ParseMoveRecord(b); rec != nil {
+		// The new location is written: now the old one, as the plan listed it.
+		r.removeOld(ctx, req.State, req.Plan, rec, &resp.Diagnostics)
+	}
 }
 
 type privateSetter interface {
@@ -489,12 +511,6 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
-
-// sameRepositoryNoReplace replaces the resource when repository_url names another repository, and not
-// when it only respells the same one (gitrepo.SameRepository): that update writes nothing.
-var sameRepositoryNoReplace = stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !gitrepo.SameRepository(req.StateValue.ValueString(), req.PlanValue.ValueString())
-}, "Replaces the resource when repository_url names another repository.", "Replaces the resource when `repository_url` names another repository.")
 
 // planDestroy states in a warning what removing the resource in state deletes from its branch, or
 // refuses it when deletion_protection is on (delivery.DecideDestroy).
