@@ -2,9 +2,11 @@
 # Builds the provider, points Terraform at it with a dev_overrides CLI config (no registry access), creates
 # local bare repositories for the application sources and the GitOps repository, and walks the tutorial's
 # five stages with terraform plan/apply, printing the assignments and the committed trees.
+# TERRAFORM=/path/to/tofu walks them with OpenTofu instead (`make demo TERRAFORM=...`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+tf=$(command -v "${TERRAFORM:-terraform}")
 demo="$root/.demo"
 rm -rf "$demo"
 mkdir -p "$demo/bin" "$demo/repos"
@@ -16,6 +18,7 @@ cat > "$demo/terraformrc" <<RC
 provider_installation {
   dev_overrides {
     "registry.terraform.io/kalypso/kalypso" = "$demo/bin"
+    "registry.opentofu.org/kalypso/kalypso" = "$demo/bin"
   }
   direct {}
 }
@@ -58,7 +61,7 @@ titles=("" "onboard an application" "Dev scheduling policies" "promote to Stage"
 for stage in 1 2 3 4 5; do
   echo
   echo "================ stage $stage: ${titles[$stage]} ================"
-  terraform plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage="$stage" -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
+  "$tf" plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage="$stage" -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
   grep -E "^  # |^Plan:|^No changes|^Warning: " plan.txt | grep -v "development overrides" || true
   if [ "$stage" = 4 ]; then
     # The plan shows the change set against the branch: here one file of Stage, as a unified diff.
@@ -67,10 +70,10 @@ for stage in 1 2 3 4 5; do
   fi
   cp plan.txt "$demo/plan-stage-$stage.txt"
   echo "-- full plan: .demo/plan-stage-$stage.txt"
-  terraform apply -input=false -no-color -auto-approve tfplan >apply.txt 2>&1 || { cat apply.txt; exit 1; }
+  "$tf" apply -input=false -no-color -auto-approve tfplan >apply.txt 2>&1 || { cat apply.txt; exit 1; }
   grep -E '^Apply complete' apply.txt
-  echo "-- dev assignments:   $(terraform output -json dev_assignments)"
-  echo "-- stage assignments: $(terraform output -json stage_assignments)"
+  echo "-- dev assignments:   $("$tf" output -json dev_assignments)"
+  echo "-- stage assignments: $("$tf" output -json stage_assignments)"
 done
 
 for branch in dev stage; do

@@ -68,7 +68,7 @@ locals {
   # What every environment shares: the templates and the workload registrations (the `main` branch upstream).
   shared_manifests = concat(
     [for t in kalypso_template.all : t.manifest],
-    [for r in kalypso_workload_registration.all : r.manifest],
+    [kalypso_workload_registration.hello_world_app.manifest, kalypso_workload_registration.platform_svc.manifest],
   )
 
   # Each environment's model: what kalypso_gitops_commit renders (render mode) and the outputs summarise.

@@ -1,32 +1,29 @@
 # Stage 1 onboards hello-world-app: the application team keeps its Workload (deployment targets per
 # environment) in its own repository; the registration reads it at plan time.
-locals {
-  registrations = {
-    # The platform team's own observability service.
-    "platform-svc" = {
-      workspace = "platform-team"
-      labels    = { type = "service" }
-      repo      = var.svc_source_repo
-      path      = "./workloads"
-    }
-    # Stage 1: the kaizen application team onboards hello-world-app.
-    "hello-world-app" = {
-      workspace = "kaizen-app-team"
-      labels    = { type = "application" }
-      repo      = var.app_source_repo
-      path      = "workload/"
-    }
+#
+# One resource per registration rather than one for_each: a test overrides each registration's
+# `manifest` by its address, and OpenTofu's override_resource takes no instance key.
+
+# The platform team's own observability service.
+resource "kalypso_workload_registration" "platform_svc" {
+  name      = "platform-svc"
+  workspace = "platform-team"
+  labels    = { type = "service" }
+  source = {
+    repo   = var.svc_source_repo
+    branch = "main"
+    path   = "./workloads"
   }
 }
 
-resource "kalypso_workload_registration" "all" {
-  for_each  = local.registrations
-  name      = each.key
-  workspace = each.value.workspace
-  labels    = each.value.labels
+# Stage 1: the kaizen application team onboards hello-world-app.
+resource "kalypso_workload_registration" "hello_world_app" {
+  name      = "hello-world-app"
+  workspace = "kaizen-app-team"
+  labels    = { type = "application" }
   source = {
-    repo   = each.value.repo
+    repo   = var.app_source_repo
     branch = "main"
-    path   = each.value.path
+    path   = "workload/"
   }
 }

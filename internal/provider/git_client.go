@@ -29,15 +29,30 @@ func WithSSHHostKeyFingerprint(fp string) GitClientOption {
 }
 
 // gitClients holds one client per configured provider instance, so that every
-// resource and data source of that instance shares one cache directory.
+// resource and data source of that instance shares one cache directory. An entry lives until
+// its provider instance is configured again (KalypsoProvider.setData evicts it) or the process
+// ends; see ARCHITECTURE.md, "Process-wide state".
 var gitClients sync.Map // *ProviderData -> *gitrepo.Client
+
+// unconfiguredData stands for a provider that is not configured yet (Terraform validates before it
+// configures), so that all such calls share one client instead of adding one entry each.
+var unconfiguredData = &ProviderData{}
+
+// forgetGitClient drops the client of a provider configuration that was replaced. Its temporary
+// cache directory stays until the process ends (RemoveTemporaryCaches): an operation that took
+// the client before the eviction may still be using it.
+func forgetGitClient(d *ProviderData) {
+	if d != nil {
+		gitClients.Delete(d)
+	}
+}
 
 // GitClient returns the provider instance's Git client (shared cache, rewrites,
 // credentials). With options it returns a client that shares the same cache directory.
 // A nil ProviderData (provider not configured) yields a client without credentials.
 func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 	if d == nil {
-		d = &ProviderData{}
+		d = unconfiguredData
 	}
 	v, ok := gitClients.Load(d)
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,20 @@ var (
 // KalypsoProvider is the provider implementation.
 type KalypsoProvider struct {
 	version string
+
+	mu   sync.Mutex
+	data *ProviderData // the last configuration, whose Git client a new one replaces
+}
+
+// setData records the provider's new configuration and evicts the Git client of the one it replaces.
+func (p *KalypsoProvider) setData(data *ProviderData) {
+	p.mu.Lock()
+	prev := p.data
+	p.data = data
+	p.mu.Unlock()
+	if prev != data {
+		forgetGitClient(prev)
+	}
 }
 
 // KalypsoProviderModel describes the provider configuration block.
@@ -50,6 +65,8 @@ type KalypsoProviderModel struct {
 	TemplateTimeout        types.String `tfsdk:"template_timeout"`
 	TemplateMaxOutputBytes types.Int64  `tfsdk:"template_max_output_bytes"`
 	RenderMaxOutputBytes   types.Int64  `tfsdk:"render_max_output_bytes"`
+	ConfigSchemaMaxDepth   types.Int64  `tfsdk:"config_schema_max_depth"`
+	ConfigSchemaMaxBytes   types.Int64  `tfsdk:"config_schema_max_bytes"`
 }
 
 // AuthorModel is the commit author identity.
@@ -168,8 +185,8 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		},
 	}
 	for _, l := range renderLimitSettings {
-		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming the template, the deployment target and this attribute; see SECURITY.md.", l.help, l.env, l.def)
-		if l.attr == render.AttrMaxTemplateOutput || l.attr == render.AttrMaxOutput {
+		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming what exceeded it (the template and deployment target, or the config schema and whose it is) and this attribute; see SECURITY.md.", l.help, l.env, l.def)
+		if l.attr != render.AttrRenderTimeout && l.attr != render.AttrTemplateTimeout {
 			resp.Schema.Attributes[l.attr] = schema.Int64Attribute{MarkdownDescription: desc, Optional: true}
 		} else {
 			resp.Schema.Attributes[l.attr] = schema.StringAttribute{MarkdownDescription: desc, Optional: true}
@@ -228,6 +245,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 
+	p.setData(data)
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

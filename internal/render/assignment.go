@@ -5,6 +5,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ type renderedAssignment struct {
 	files      []renderedFile
 	diags      []assignmentDiag
 	yamlIssues []yamlIssue
+	docIssues  []yamlIssue
 	skipped    bool
 }
 
@@ -36,6 +38,7 @@ func (e *Engine) renderAssignments(environment string, set *model.Set, targets [
 	}
 	diags := mergeAssignmentDiags(out)
 	diags = append(diags, mergeYAMLIssues(out)...)
+	diags = append(diags, mergeDocIssues(out)...)
 	return out, diags
 }
 
@@ -69,7 +72,7 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{},
+		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
 		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
 	}
 }
@@ -164,6 +167,7 @@ func (j *assignmentJob) validation(key string, schema *jsonschema.Schema, config
 type assignmentJob struct {
 	engine       *Engine
 	yamlChecks   *yamlChecker
+	dataChecks   *configMapDataChecker
 	environment  string
 	set          *model.Set
 	clusterTypes map[string]*model.ClusterType
@@ -258,19 +262,31 @@ func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 // key is the composed config's (platformconfig.Sources.ComposeSharedKey): a config is validated against a
 // schema once per render, whatever the number of assignments that share it.
 func (s *assignmentRender) validateConfig(match platformconfig.Target, config map[string]interface{}, key string) bool {
-	type namedSchema struct{ name, text string }
+	type namedSchema struct {
+		name, text string
+		platform   string // the ConfigSchema's name; "" for a deployment target's (the Workload's) schema
+	}
 	var schemas []namedSchema
 	for _, cs := range s.job.set.ConfigSchemas {
 		if match.Matches(cs.Metadata.Labels) {
-			schemas = append(schemas, namedSchema{"ConfigSchema " + cs.Metadata.Name, cs.Spec.Schema})
+			schemas = append(schemas, namedSchema{"ConfigSchema " + cs.Metadata.Name, cs.Spec.Schema, cs.Metadata.Name})
 		}
 	}
 	for i, text := range s.t.ConfigSchemas {
-		schemas = append(schemas, namedSchema{fmt.Sprintf("deployment target configSchemas[%d]", i), text})
+		schemas = append(schemas, namedSchema{fmt.Sprintf("deployment target configSchemas[%d]", i), text, ""})
 	}
+	limits := platformconfig.Limits{MaxDepth: s.job.opts.SchemaMaxDepth, MaxBytes: s.job.opts.SchemaMaxBytes}
 	for _, schema := range schemas {
-		compiled, err := s.job.engine.schemas.Compile(schema.text)
-		if err != nil {
+		compiled, err := s.job.engine.schemas.Compile(s.job.ctx, schema.text, limits)
+		var le *platformconfig.LimitError
+		switch {
+		case s.job.ctx.Err() != nil:
+			s.job.cut.Store(true) // canceled or past the deadline: stopDiagnostic reports it once
+			return false
+		case errors.As(err, &le):
+			s.out.diags = append(s.out.diags, assignmentDiag{target: s.t.Name, clusterType: s.ct.Metadata.Name, diag: s.schemaLimit(schema.name, schema.platform, le)})
+			return false
+		case err != nil:
 			s.fail(model.SeverityError, "Invalid config schema", "", fmt.Sprintf("%s: %v", schema.name, err))
 			return false
 		}
@@ -285,6 +301,27 @@ func (s *assignmentRender) validateConfig(match platformconfig.Target, config ma
 		}
 	}
 	return true
+}
+
+// schemaLimit is the diagnostic of a config schema over a limit: about the ConfigSchema (the platform's)
+// or the Workload whose deployment target carries the schema (the application team's).
+func (s *assignmentRender) schemaLimit(schemaName, platform string, le *platformconfig.LimitError) model.Diagnostic {
+	d := model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit}
+	attr, now := AttrSchemaMaxBytes, fmt.Sprintf("%d bytes", le.Limit)
+	if le.Depth {
+		attr, now = AttrSchemaMaxDepth, fmt.Sprintf("%d levels", le.Limit)
+	}
+	var who string
+	if platform != "" {
+		who = fmt.Sprintf("ConfigSchema %q (a platform schema)", platform)
+		d.Kind, d.Name, d.Source = model.KindConfigSchema, platform, s.job.set.Source(model.KindConfigSchema, platform)
+	} else {
+		who = fmt.Sprintf("%s of deployment target %q, from Workload %q (an application team's schema)",
+			strings.TrimPrefix(schemaName, "deployment target "), s.t.Name, s.t.Workload)
+		d.Kind, d.Name, d.Source = model.KindWorkload, s.t.Workload, s.job.set.Source(model.KindWorkload, s.t.Workload)
+	}
+	d.Detail = fmt.Sprintf("%s: %v, so it was not compiled. Simplify the schema; if it really needs more, %s (now %s)", who, le, raise(attr), now)
+	return d
 }
 
 // violation is the diagnostic of a config that schema rejects. It is about the ConfigMap that holds the
@@ -366,6 +403,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	if !found {
 		s.fail(model.SeverityError, "Missing template", use.field,
 			fmt.Sprintf("template %q is not in the input and is not built in (%s); add a Template named %q or change %s", use.name, strings.Join(BuiltinTemplateNames(), ", "), use.name, use.field))
+		s.out.diags[len(s.out.diags)-1].acrossClusterTypes = true
 		return f, false, false
 	}
 	out, ok := s.execute(use, tmpl, data)
@@ -381,6 +419,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	}
 	file := fileName(use.file, tmpl.Spec.ContentType)
 	s.checkYAML(use, tmpl, file, out)
+	s.checkDocuments(use, file, out)
 	return renderedFile{filePath(s.a.Path, file), content}, true, true
 }
 

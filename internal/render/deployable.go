@@ -6,12 +6,17 @@ package render
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	yamlv3 "gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 )
 
 // Upstream Kalypso writes these values too, but a cluster refuses them, so the engine reports them at
@@ -132,4 +137,234 @@ func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *mo
 		}
 	}
 	return ds
+}
+
+// Summaries of the checks on rendered documents (issue 23). Both keep the written bytes as upstream
+// renders them and warn at plan time, naming the object to fix.
+const (
+	SummaryUnservedAPIVersion   = "API version not served by current reconcilers"
+	SummaryConfigMapValueString = "ConfigMap data value is not a string"
+)
+
+// groupKind is a Kubernetes API group and kind.
+type groupKind struct{ group, kind string }
+
+// servedVersions lists, for each kind of Flux and Argo CD that Kalypso templates write, the apiVersions
+// that the current CRDs serve (the copies under testdata/crds; TestServedVersionsMatchTheCRDs keeps this
+// table in step with them). A document of such a kind with another apiVersion is refused by the cluster.
+var servedVersions = map[groupKind][]string{
+	{"source.toolkit.fluxcd.io", "GitRepository"}:    {"v1"},
+	{"kustomize.toolkit.fluxcd.io", "Kustomization"}: {"v1"},
+	{"argoproj.io", "Application"}:                   {"v1alpha1"},
+}
+
+// reconcilerOf names the project that serves a group, for the warning's text.
+func reconcilerOf(group string) string {
+	if strings.HasSuffix(group, ".fluxcd.io") {
+		return "Flux"
+	}
+	return "Argo CD"
+}
+
+// docHeader is the top-level apiVersion and kind of one document, and the document's text.
+type docHeader struct{ apiVersion, kind, text string }
+
+// docHeaders reads the top-level `apiVersion:` and `kind:` of each document of a rendered manifest by
+// scanning its lines, without parsing it: templates write them as plain block-style keys, and a
+// document this misreads is one the YAML check or the cluster reports anyway.
+func docHeaders(manifest string) []docHeader {
+	var out []docHeader
+	cur, start := docHeader{}, 0
+	flush := func(end int) {
+		if cur.apiVersion != "" || cur.kind != "" {
+			cur.text = manifest[start:end]
+			out = append(out, cur)
+		}
+		cur = docHeader{}
+	}
+	for at := 0; at < len(manifest); {
+		end := strings.IndexByte(manifest[at:], '\n')
+		if end < 0 {
+			end = len(manifest)
+		} else {
+			end += at
+		}
+		line := strings.TrimRight(manifest[at:end], " \t\r")
+		switch {
+		case line == "---" || strings.HasPrefix(line, "--- "):
+			flush(at)
+			start = end
+		case strings.HasPrefix(line, "apiVersion:"):
+			cur.apiVersion = scalarValue(line[len("apiVersion:"):])
+		case strings.HasPrefix(line, "kind:"):
+			cur.kind = scalarValue(line[len("kind:"):])
+		}
+		at = end + 1
+	}
+	flush(len(manifest))
+	return out
+}
+
+// scalarValue is a plain or quoted one-line YAML scalar without its comment.
+func scalarValue(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return strings.Trim(s, `"'`)
+}
+
+// unservedAPIVersion returns the warning text for a document of a Flux or Argo CD kind whose apiVersion
+// the current CRDs do not serve, or "".
+func unservedAPIVersion(h docHeader) string {
+	group, version, ok := strings.Cut(h.apiVersion, "/")
+	if !ok {
+		return ""
+	}
+	served, known := servedVersions[groupKind{group, h.kind}]
+	if !known || slices.Contains(served, version) {
+		return ""
+	}
+	want := make([]string, len(served))
+	for i, v := range served {
+		want[i] = group + "/" + v
+	}
+	return fmt.Sprintf("renders a %s of apiVersion %s, which current %s no longer serves (its CustomResourceDefinition serves only %s), so the cluster will refuse it. "+
+		"The file is written as rendered, as upstream Kalypso does; change the template's apiVersion to %s and check its fields against that version",
+		h.kind, h.apiVersion, reconcilerOf(group), strings.Join(want, ", "), want[len(want)-1])
+}
+
+// nonStringData is one key of a ConfigMap's `data` whose value is not a string, and what it is instead.
+type nonStringData struct{ key, what string }
+
+// configMapDataChecker finds non-string values in the `data` of rendered ConfigMaps. The API server
+// accepts only strings there; the built-in and upstream `configmap` templates write a nested platform
+// config value (`host: port`, a list) as a YAML mapping or list, which the cluster refuses. The `data`
+// section of a fleet's ConfigMaps repeats across assignments that share their platform config, so the
+// verdict is memoized on that section's exact text (the names that differ live in `metadata`).
+type configMapDataChecker struct {
+	memo sync.Map // maskedKey of the data section → []nonStringData
+	size atomic.Int64
+}
+
+// check returns the keys of doc's `data` whose values are not strings, in document order.
+func (c *configMapDataChecker) check(doc string) []nonStringData {
+	section := dataSection(doc)
+	if section == "" {
+		return nil
+	}
+	key := hashMasked(section, nil)
+	if v, ok := c.memo.Load(key); ok {
+		return v.([]nonStringData) //nolint:forcetypeassert // only this function stores into memo
+	}
+	var root yamlv3.Node
+	var bad []nonStringData
+	if yamlv3.Unmarshal([]byte(section), &root) == nil && len(root.Content) == 1 && root.Content[0].Kind == yamlv3.MappingNode &&
+		len(root.Content[0].Content) == 2 && root.Content[0].Content[1].Kind == yamlv3.MappingNode {
+		data := root.Content[0].Content[1].Content
+		for i := 0; i+1 < len(data); i += 2 {
+			if what := nonStringValue(data[i+1]); what != "" {
+				bad = append(bad, nonStringData{data[i].Value, what})
+			}
+		}
+	}
+	if c.size.Add(1) <= yamlMemoLimit {
+		c.memo.Store(key, bad)
+	}
+	return bad
+}
+
+// dataSection is the top-level `data:` entry of a document, up to the next top-level key.
+func dataSection(doc string) string {
+	from := -1
+	if strings.HasPrefix(doc, "data:") {
+		from = 0
+	} else if i := strings.Index(doc, "\ndata:"); i >= 0 {
+		from = i + 1
+	}
+	if from < 0 {
+		return ""
+	}
+	// The entry goes on while lines are indented, blank, comments or block-sequence items.
+	at := from
+	for {
+		nl := strings.IndexByte(doc[at:], '\n')
+		if nl < 0 {
+			return doc[from:]
+		}
+		at += nl + 1
+		if at < len(doc) {
+			if c := doc[at]; c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && (c != '-' || strings.HasPrefix(doc[at:], "---")) {
+				return doc[from:at]
+			}
+		}
+	}
+}
+
+// nonStringValue says what a ConfigMap data value is when the API server would not read it as a string.
+func nonStringValue(n *yamlv3.Node) string {
+	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		return "a mapping"
+	case yamlv3.SequenceNode:
+		return "a list"
+	case yamlv3.ScalarNode:
+		switch n.ShortTag() {
+		case "!!int", "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		}
+	}
+	return ""
+}
+
+// checkDocuments warns about the documents of an assignment's file that a current cluster refuses:
+// a Flux or Argo CD object of an apiVersion that is no longer served (about the Template), and a
+// ConfigMap whose data holds a value that is not a string (about the platform ConfigMap that holds the
+// value, or the Template when none does). One warning per template manifest and object, naming the
+// first file and counting the others (mergeYAMLIssues).
+func (s *assignmentRender) checkDocuments(use templateUse, file string, out []string) {
+	if !strings.HasSuffix(file, ".yaml") {
+		return
+	}
+	tmplSrc := s.job.set.Source(model.KindTemplate, use.name)
+	for i, m := range out {
+		for _, h := range docHeaders(m) {
+			if text := unservedAPIVersion(h); text != "" {
+				s.out.docIssues = append(s.out.docIssues, yamlIssue{key: fmt.Sprintf("api\x00%s\x00%d\x00%s", use.name, i, h.apiVersion), diag: model.Diagnostic{
+					Severity: model.SeverityWarning, Summary: SummaryUnservedAPIVersion, Source: tmplSrc, Kind: model.KindTemplate, Name: use.name,
+					Field:  fmt.Sprintf("spec.manifests[%d]", i),
+					Detail: fmt.Sprintf("manifests[%d] of Template %q (used by cluster type %q as %s; first in %s) %s.", i, use.name, s.ct.Metadata.Name, use.field, filePath(s.a.Path, file), text),
+				}})
+			}
+			if h.apiVersion != "v1" || h.kind != "ConfigMap" {
+				continue
+			}
+			for _, bad := range s.job.dataChecks.check(h.text) {
+				s.addNonStringData(use, i, file, bad)
+			}
+		}
+	}
+}
+
+// addNonStringData reports one non-string ConfigMap data value.
+func (s *assignmentRender) addNonStringData(use templateUse, index int, file string, bad nonStringData) {
+	d := model.Diagnostic{Severity: model.SeverityWarning, Summary: SummaryConfigMapValueString}
+	where := fmt.Sprintf("manifests[%d] of Template %q writes data.%s of a ConfigMap as %s (first in %s), and the API server accepts only strings as ConfigMap data values, so the cluster will refuse that ConfigMap",
+		index, use.name, bad.key, bad.what, filePath(s.a.Path, file))
+	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
+	if holders := s.job.sources.Holders(match, bad.key); len(holders) > 0 {
+		h := holders[len(holders)-1]
+		d.Kind, d.Name, d.Field, d.Source = model.KindConfigMap, h.ConfigMap, "data."+h.DataKey, s.job.set.Source(model.KindConfigMap, h.ConfigMap)
+		d.Detail = fmt.Sprintf("platform config key %q of ConfigMap %q is %s: %s. Write the value as one string in ConfigMap %q (wrapped in single quotes it stays a string), "+
+			"or make Template %q write it as text (`stringify` does).", bad.key, h.ConfigMap, bad.what, where, h.ConfigMap, use.name)
+	} else {
+		d.Kind, d.Name, d.Field, d.Source = model.KindTemplate, use.name, fmt.Sprintf("spec.manifests[%d]", index), s.job.set.Source(model.KindTemplate, use.name)
+		d.Detail = where + ". Quote the value in the template."
+	}
+	s.out.docIssues = append(s.out.docIssues, yamlIssue{key: fmt.Sprintf("cm\x00%s\x00%d\x00%s\x00%s\x00%s", use.name, index, bad.key, d.Kind, d.Name), diag: d})
 }

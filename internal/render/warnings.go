@@ -123,9 +123,12 @@ func policyWarnings(set *model.Set, targets []*DeploymentTarget, assignments []A
 }
 
 // assignmentDiag is a diagnostic of one assignment's render, before identical ones are merged.
+// acrossClusterTypes merges it with the same diagnostic about other cluster types too: a template name
+// that several cluster types mistype alike is one error naming them all.
 type assignmentDiag struct {
 	target, clusterType string
 	diag                model.Diagnostic
+	acrossClusterTypes  bool
 }
 
 // mergeAssignmentDiags reports each distinct problem once, listing the assignments it affects: a broken
@@ -143,6 +146,9 @@ func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
 		for _, ad := range r.diags {
 			d := ad.diag
 			k := key{d.Severity, d.Summary, d.Kind, d.Name, d.Field, d.Detail}
+			if ad.acrossClusterTypes {
+				k.kind, k.name = "", ""
+			}
 			if _, ok := first[k]; !ok {
 				order = append(order, k)
 				first[k] = d
@@ -154,7 +160,25 @@ func mergeAssignmentDiags(rendered []renderedAssignment) model.Diagnostics {
 	for _, k := range order {
 		d := first[k]
 		d.Detail = affectedPrefix(affected[k]) + d.Detail
+		if k.kind == "" && d.Kind == model.KindClusterType {
+			if cts := clusterTypesOf(affected[k]); len(cts) > 1 {
+				d.Detail += fmt.Sprintf(" (%s of cluster types %s)", d.Field, abbreviate(cts, 10))
+			}
+		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// clusterTypesOf lists the distinct cluster types of ads, quoted, in order.
+func clusterTypesOf(ads []assignmentDiag) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ad := range ads {
+		if !seen[ad.clusterType] {
+			seen[ad.clusterType] = true
+			out = append(out, fmt.Sprintf("%q", ad.clusterType))
+		}
 	}
 	return out
 }

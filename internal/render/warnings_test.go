@@ -4,6 +4,7 @@
 package render
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -101,5 +102,30 @@ func TestRenderErrorReportedOncePerProblem(t *testing.T) {
 		if !strings.Contains(d.Detail, want) {
 			t.Errorf("detail %q lacks %q", d.Detail, want)
 		}
+	}
+}
+
+// A reconciler typo on three cluster types (say a Template renamed under them) is one error, about the
+// first cluster type's manifest, naming the three and every assignment, not one error per cluster type.
+func TestRenderMissingTemplate_OnceForEveryClusterTypeThatNamesIt(t *testing.T) {
+	t.Parallel()
+	docs := append([]string{
+		clusterTypeDoc("a", nil, "arc-flx", "ns", "cfg"),
+		clusterTypeDoc("b", nil, "arc-flx", "ns", "cfg"),
+		clusterTypeDoc("c", nil, "arc-flx", "ns", "cfg"),
+		clusterTypeDoc("d", nil, "rec", "ns", "cfg"),
+		registrationDoc("app", "ws"),
+		workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}),
+		policyDoc("p", "", "", ""),
+	}, simpleTemplates...)
+	_, diags := NewEngine().Render("dev", docs, Options{})
+	want := model.Diagnostics{{
+		Severity: model.SeverityError, Summary: "Missing template", Source: model.Source{Input: 0, Document: 0, Line: 1},
+		Kind: model.KindClusterType, Name: "a", Field: "spec.reconciler",
+		Detail: `3 assignments ("a/app-t", "b/app-t", "c/app-t"): template "arc-flx" is not in the input and is not built in ` +
+			`(arc-flux, argocd, configmap, default); add a Template named "arc-flx" or change spec.reconciler (spec.reconciler of cluster types "a", "b", "c")`,
+	}}
+	if !reflect.DeepEqual(diags, want) {
+		t.Errorf("diagnostics:\n%v\nwant:\n%v", diags, want)
 	}
 }

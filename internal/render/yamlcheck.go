@@ -47,13 +47,26 @@ func invalidYAML(text string) error {
 // mergeYAMLIssues keeps the first issue of each template manifest (in assignment order, so the
 // result is deterministic) and counts the files it also affects.
 func mergeYAMLIssues(rendered []renderedAssignment) model.Diagnostics {
+	return mergeIssues(rendered, func(r *renderedAssignment) []yamlIssue { return r.yamlIssues },
+		" The same template manifest produced invalid YAML in %d more file(s).")
+}
+
+// mergeDocIssues does the same for the checks on rendered documents (checkDocuments).
+func mergeDocIssues(rendered []renderedAssignment) model.Diagnostics {
+	return mergeIssues(rendered, func(r *renderedAssignment) []yamlIssue { return r.docIssues },
+		" The same holds in %d more file(s).")
+}
+
+// mergeIssues keeps the first issue of each key and appends more, formatted with the number of
+// other files the key affects.
+func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment) []yamlIssue, more string) model.Diagnostics {
 	var order []string
 	first := map[string]model.Diagnostic{}
-	more := map[string]int{}
-	for _, r := range rendered {
-		for _, is := range r.yamlIssues {
+	count := map[string]int{}
+	for i := range rendered {
+		for _, is := range issues(&rendered[i]) {
 			if _, seen := first[is.key]; seen {
-				more[is.key]++
+				count[is.key]++
 				continue
 			}
 			order = append(order, is.key)
@@ -63,8 +76,8 @@ func mergeYAMLIssues(rendered []renderedAssignment) model.Diagnostics {
 	var out model.Diagnostics
 	for _, k := range order {
 		d := first[k]
-		if n := more[k]; n > 0 {
-			d.Detail += fmt.Sprintf(" The same template manifest produced invalid YAML in %d more file(s).", n)
+		if n := count[k]; n > 0 {
+			d.Detail += fmt.Sprintf(more, n)
 		}
 		out = append(out, d)
 	}

@@ -234,7 +234,7 @@ func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest,
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := platformconfig.CompileSchema(req.ConfigValue.ValueString()); err != nil {
+	if err := platformconfig.CheckSchemaText(req.ConfigValue.ValueString()); err != nil {
 		AddError(&resp.Diagnostics, req.Path, "Invalid JSON Schema",
 			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
 	}

@@ -6,6 +6,9 @@
 # assignment. Only the two resources that talk to Git are replaced for the tests: the workload
 # registrations get the Workloads the application teams push (as the registrations' `manifest`), and the
 # GitOps commits are not planned. `override_during = plan` needs Terraform 1.11 or later.
+#
+# placement.tofutest.hcl is the same suite for OpenTofu, which overrides during plan already and has no
+# `override_during`; OpenTofu reads it instead of this file. Change both together.
 
 override_resource {
   target          = kalypso_gitops_commit.dev
@@ -19,7 +22,7 @@ override_resource {
 
 # What the kaizen team's repository holds (examples/tutorial/app-src/workload/workload.yaml).
 override_resource {
-  target          = kalypso_workload_registration.all["hello-world-app"]
+  target          = kalypso_workload_registration.hello_world_app
   override_during = plan
   values = {
     manifest = <<-EOT
@@ -75,7 +78,7 @@ override_resource {
 
 # What the platform team's services repository holds (examples/tutorial/svc-src/workloads/observability.yaml).
 override_resource {
-  target          = kalypso_workload_registration.all["platform-svc"]
+  target          = kalypso_workload_registration.platform_svc
   override_during = plan
   values = {
     manifest = <<-EOT
@@ -111,6 +114,11 @@ override_resource {
   }
 }
 
+# Upstream's arc-flux template writes Flux's v1beta2 GitRepository and Kustomization, which current Flux
+# no longer serves: every render warns about both manifests of that Template, so the check blocks in
+# checks.tf fail (a warning, under test an expected failure) wherever an arc-flux cluster type has an
+# assignment. README.md says what to change. The other warnings are what each run asserts.
+
 # Stage 1: hello-world-app's Dev targets exist, but no policy places them yet. The render warns, and
 # the check block in checks.tf shows that warning in the plan (under test: an expected failure).
 run "stage_1_dev_targets_are_unscheduled_and_warned" {
@@ -123,14 +131,28 @@ run "stage_1_dev_targets_are_unscheduled_and_warned" {
     error_message = "unscheduled at stage 1: ${jsonencode(output.dev_unscheduled)}"
   }
   assert {
-    condition     = length(local.dev.warnings) == 1 && strcontains(try(local.dev.warnings[0], ""), "Unscheduled deployment targets")
+    condition     = length([for w in local.dev.warnings : w if !strcontains(w, "API version not served")]) == 1 && anytrue([for w in local.dev.warnings : strcontains(w, "Unscheduled deployment targets")])
     error_message = "dev warnings at stage 1: ${jsonencode(local.dev.warnings)}"
+  }
+}
+
+run "upstream_flux_templates_are_flagged_for_current_flux" {
+  command = plan
+  variables { stage = 5 }
+  expect_failures = [check.dev_render, check.stage_render]
+
+  assert {
+    condition = toset([for w in local.dev.warnings : regex("of apiVersion ([^ ,]+)", w)[0] if strcontains(w, "API version not served")]) == toset([
+      "source.toolkit.fluxcd.io/v1beta2", "kustomize.toolkit.fluxcd.io/v1beta2",
+    ])
+    error_message = "dev warnings: ${jsonencode(local.dev.warnings)}"
   }
 }
 
 run "functional_test_lands_only_on_restricted_edge_cluster_types" {
   command = plan
   variables { stage = 2 }
+  expect_failures = [check.dev_render]
 
   assert {
     condition = length([
@@ -152,6 +174,7 @@ run "functional_test_lands_only_on_restricted_edge_cluster_types" {
 run "performance_test_lands_only_on_large_cluster_types" {
   command = plan
   variables { stage = 2 }
+  expect_failures = [check.dev_render]
 
   assert {
     condition = toset([
@@ -164,13 +187,14 @@ run "performance_test_lands_only_on_large_cluster_types" {
 run "no_deployment_target_is_unscheduled" {
   command = plan
   variables { stage = 5 }
+  expect_failures = [check.dev_render, check.stage_render]
 
   assert {
     condition     = length(output.dev_unscheduled) == 0 && length(local.stage.unscheduled_deployment_targets) == 0
     error_message = "unscheduled: dev ${jsonencode(output.dev_unscheduled)}, stage ${jsonencode(local.stage.unscheduled_deployment_targets)}"
   }
   assert {
-    condition     = length(local.dev.warnings) == 0 && length(local.stage.warnings) == 0
+    condition     = alltrue([for w in concat(local.dev.warnings, local.stage.warnings) : strcontains(w, "API version not served")])
     error_message = "warnings: ${jsonencode(concat(local.dev.warnings, local.stage.warnings))}"
   }
 }
@@ -178,6 +202,7 @@ run "no_deployment_target_is_unscheduled" {
 run "stage_gets_the_uat_targets_on_every_cluster_type" {
   command = plan
   variables { stage = 5 }
+  expect_failures = [check.dev_render, check.stage_render]
 
   assert {
     condition = toset(keys(output.stage_assignments)) == toset([

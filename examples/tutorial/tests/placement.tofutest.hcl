@@ -1,0 +1,205 @@
+# Placement rules of the tutorial fleet, tested with `tofu test` and no Git at all:
+#
+#   tofu init && tofu test
+#
+# The OpenTofu twin of placement.tftest.hcl: OpenTofu reads this file instead of that one. OpenTofu
+# applies override_resource during plan already and has no `override_during`, which Terraform needs;
+# everything else is the same, and scripts/tutorial-test.sh fails when the two differ in anything else.
+
+override_resource {
+  target = kalypso_gitops_commit.dev
+}
+
+override_resource {
+  target = kalypso_gitops_commit.stage
+}
+
+# What the kaizen team's repository holds (examples/tutorial/app-src/workload/workload.yaml).
+override_resource {
+  target = kalypso_workload_registration.hello_world_app
+  values = {
+    manifest = <<-EOT
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: WorkloadRegistration
+      metadata:
+        name: hello-world-app
+      spec:
+        workload:
+          repo: https://github.com/microsoft/kalypso-app-src
+          branch: main
+          path: workload/
+        workspace: kaizen-app-team
+      ---
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: Workload
+      metadata:
+        name: hello-world-app
+        labels:
+          type: application
+          family: force
+      spec:
+        deploymentTargets:
+          - name: functional-test
+            labels:
+              purpose: functional-test
+              edge: "true"
+            environment: dev
+            manifests:
+              repo: https://github.com/microsoft/kalypso-app-gitops
+              branch: dev
+              path: ./functional-test
+          - name: performance-test
+            labels:
+              purpose: performance-test
+              edge: "false"
+            environment: dev
+            manifests:
+              repo: https://github.com/microsoft/kalypso-app-gitops
+              branch: dev
+              path: ./performance-test
+          - name: uat-test
+            labels:
+              purpose: uat-test
+            environment: stage
+            manifests:
+              repo: https://github.com/microsoft/kalypso-app-gitops
+              branch: stage
+              path: ./uat-test
+    EOT
+  }
+}
+
+# What the platform team's services repository holds (examples/tutorial/svc-src/workloads/observability.yaml).
+override_resource {
+  target = kalypso_workload_registration.platform_svc
+  values = {
+    manifest = <<-EOT
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: WorkloadRegistration
+      metadata:
+        name: platform-svc
+      spec:
+        workload:
+          repo: https://github.com/microsoft/kalypso-svc-src
+          branch: main
+          path: ./workloads
+        workspace: platform-team
+      ---
+      apiVersion: scheduler.kalypso.io/v1alpha1
+      kind: Workload
+      metadata:
+        name: observability
+        annotations:
+          scheduler.kalypso.io/registration: platform-svc
+        labels:
+          type: service
+          stack: observability
+      spec:
+        deploymentTargets:
+          - name: prometheus
+            environment: dev
+            manifests:
+              repo: https://github.com/microsoft/kalypso-svc-gitops
+              branch: dev
+              path: ./prometheus
+    EOT
+  }
+}
+
+# Upstream's arc-flux template writes Flux's v1beta2 GitRepository and Kustomization, which current Flux
+# no longer serves: every render warns about both manifests of that Template, so the check blocks in
+# checks.tf fail (a warning, under test an expected failure) wherever an arc-flux cluster type has an
+# assignment. README.md says what to change. The other warnings are what each run asserts.
+
+# Stage 1: hello-world-app's Dev targets exist, but no policy places them yet. The render warns, and
+# the check block in checks.tf shows that warning in the plan (under test: an expected failure).
+run "stage_1_dev_targets_are_unscheduled_and_warned" {
+  command = plan
+  variables { stage = 1 }
+  expect_failures = [check.dev_render]
+
+  assert {
+    condition     = output.dev_unscheduled == tolist(["hello-world-app-functional-test", "hello-world-app-performance-test"])
+    error_message = "unscheduled at stage 1: ${jsonencode(output.dev_unscheduled)}"
+  }
+  assert {
+    condition     = length([for w in local.dev.warnings : w if !strcontains(w, "API version not served")]) == 1 && anytrue([for w in local.dev.warnings : strcontains(w, "Unscheduled deployment targets")])
+    error_message = "dev warnings at stage 1: ${jsonencode(local.dev.warnings)}"
+  }
+}
+
+run "upstream_flux_templates_are_flagged_for_current_flux" {
+  command = plan
+  variables { stage = 5 }
+  expect_failures = [check.dev_render, check.stage_render]
+
+  assert {
+    condition = toset([for w in local.dev.warnings : regex("of apiVersion ([^ ,]+)", w)[0] if strcontains(w, "API version not served")]) == toset([
+      "source.toolkit.fluxcd.io/v1beta2", "kustomize.toolkit.fluxcd.io/v1beta2",
+    ])
+    error_message = "dev warnings: ${jsonencode(local.dev.warnings)}"
+  }
+}
+
+run "functional_test_lands_only_on_restricted_edge_cluster_types" {
+  command = plan
+  variables { stage = 2 }
+  expect_failures = [check.dev_render]
+
+  assert {
+    condition = length([
+      for key, _ in output.dev_assignments : key if endswith(key, "/hello-world-app-functional-test")
+    ]) > 0
+    error_message = "functional-test is not placed anywhere: ${jsonencode(output.dev_assignments)}"
+  }
+  assert {
+    condition = alltrue([
+      for key, _ in output.dev_assignments : (
+        lookup(kalypso_cluster_type.dev[split("/", key)[0]].labels, "restricted", "") == "true" &&
+        lookup(kalypso_cluster_type.dev[split("/", key)[0]].labels, "edge", "") == "true"
+      ) if endswith(key, "/hello-world-app-functional-test")
+    ])
+    error_message = "functional-test lands on a cluster type that is not restricted and edge: ${jsonencode(keys(output.dev_assignments))}"
+  }
+}
+
+run "performance_test_lands_only_on_large_cluster_types" {
+  command = plan
+  variables { stage = 2 }
+  expect_failures = [check.dev_render]
+
+  assert {
+    condition = toset([
+      for key, _ in output.dev_assignments : split("/", key)[0] if endswith(key, "/hello-world-app-performance-test")
+    ]) == toset([for name, ct in kalypso_cluster_type.dev : name if lookup(ct.labels, "size", "") == "large"])
+    error_message = "performance-test placement: ${jsonencode(keys(output.dev_assignments))}"
+  }
+}
+
+run "no_deployment_target_is_unscheduled" {
+  command = plan
+  variables { stage = 5 }
+  expect_failures = [check.dev_render, check.stage_render]
+
+  assert {
+    condition     = length(output.dev_unscheduled) == 0 && length(local.stage.unscheduled_deployment_targets) == 0
+    error_message = "unscheduled: dev ${jsonencode(output.dev_unscheduled)}, stage ${jsonencode(local.stage.unscheduled_deployment_targets)}"
+  }
+  assert {
+    condition     = alltrue([for w in concat(local.dev.warnings, local.stage.warnings) : strcontains(w, "API version not served")])
+    error_message = "warnings: ${jsonencode(concat(local.dev.warnings, local.stage.warnings))}"
+  }
+}
+
+run "stage_gets_the_uat_targets_on_every_cluster_type" {
+  command = plan
+  variables { stage = 5 }
+  expect_failures = [check.dev_render, check.stage_render]
+
+  assert {
+    condition = toset(keys(output.stage_assignments)) == toset([
+      for name, _ in kalypso_cluster_type.stage : "${name}/hello-world-app-uat-test"
+    ])
+    error_message = "stage assignments: ${jsonencode(keys(output.stage_assignments))}"
+  }
+}
