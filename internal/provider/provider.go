@@ -266,6 +266,7 @@ func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewEnvironmentRenderDataSource,
 		NewControlPlaneDataSource,
+		NewRolloutDataSource,
 	}
 }
 
