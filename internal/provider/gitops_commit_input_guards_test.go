@@ -43,7 +43,7 @@ func TestAccGitopsCommit_SmallInputGuards(t *testing.T) {
 			importStep(url+"//clusters\n?ref=main", "Error: Invalid import ID", `contains a control character (a line break?); write it on one line`),
 			importStep(url+"//%2e%2e?ref=main", "Error: Invalid import ID", `the path "%2e%2e" contains %: the ID is not URL-decoded`),
 			importStep(url+"//clusters?ref=refs/heads/main", "Error: Invalid import ID", `is a full ref name`),
-			importStep(url+"//README.md?ref=main", "Error: Path is a file", `path "README.md" is a file on branch "main", not a directory`),
+			importStep(url+"//README.md?ref=main", "Error: Path is a file", `"README.md" is a file on branch "main", so path "README.md" is not a directory`),
 			{
 				Config:   fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s, null]).content_hash\n}\n", hclString(badInputBase)),
 				PlanOnly: true, ExpectError: regexp.MustCompile(spaceTolerant(regexp.QuoteMeta(`Null element: manifests[1] is null. Remove the element or give it a value`))),
