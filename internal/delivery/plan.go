@@ -86,6 +86,11 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 			"the files under path on branch %q are now Git tree %s, but the plan was made against tree %s. "+
 				"Nothing was written. Run terraform plan again (with refresh) and review the new changes before applying", readBranch, ins.ManagedTree, req.LastTree)}
 	}
+	if ins.PathFile != "" {
+		return nil, &Error{Attribute: "path", Summary: "path names a file", Err: fmt.Errorf(
+			"%q is a file on branch %q, so path %q cannot be a directory there; the apply would delete that file, which no plan lists. "+
+				"Nothing was written. Choose a path that is a directory or does not exist yet, or remove the file first", ins.PathFile, readBranch, displayPath(req.Desired.Path))}
+	}
 	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
 		hint := ""
 		if req.PullRequest {

@@ -42,10 +42,12 @@ type gitopsCommitModel struct {
 	PullRequest           types.Object `tfsdk:"pull_request"`
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
+	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
 	MaxChanges            types.Int64  `tfsdk:"max_changes"`
 	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
+	ChangesCounts         types.Object `tfsdk:"changes_counts"`
 	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
 	RenderSummary         types.Object `tfsdk:"render_summary"`
 	BaseTreeID            types.String `tfsdk:"base_tree_id"`
@@ -73,6 +75,7 @@ var (
 	gitopsPullRequestAttrTypes = map[string]attr.Type{"head_branch": types.StringType, "title": types.StringType, "labels": types.ListType{ElemType: types.StringType}}
 	gitopsRenderAttrTypes      = map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
 	gitopsChangeType           = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
+	gitopsCountsTypes          = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
 	// exit 2 without any drift (hashicorp/terraform#36403), which breaks drift detection.
 	gitopsRenderSummaryTypes = map[string]attr.Type{
@@ -99,10 +102,27 @@ func byDirectoryValue(cs *delivery.Plan) types.Map {
 	return types.MapValueMust(types.StringType, by)
 }
 
-// emptyChanges are the values of changes, changes_summary and changes_by_directory when nothing is pending.
-func emptyChanges() (types.Map, types.String, types.Map) {
-	empty := &delivery.Plan{}
-	return changesValue(empty), types.StringValue(empty.Counts.String(0)), byDirectoryValue(empty)
+// countsValue is changes_counts: one count per attribute, so that a policy parses no sentence. The counts
+// are decimal strings for the reason given at gitopsRenderSummaryTypes.
+func countsValue(c delivery.Counts) types.Object {
+	return types.ObjectValueMust(gitopsCountsTypes, map[string]attr.Value{
+		"create": types.StringValue(strconv.Itoa(c.Create)), "update": types.StringValue(strconv.Itoa(c.Update)), "delete": types.StringValue(strconv.Itoa(c.Delete)),
+	})
+}
+
+// setChanges fills changes, changes_summary, changes_counts and changes_by_directory from a change set.
+func (m *gitopsCommitModel) setChanges(cs *delivery.Plan) {
+	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), countsValue(cs.Counts), byDirectoryValue(cs)
+}
+
+// changesUnknown marks the change set unknown: an input is not known yet.
+func (m *gitopsCommitModel) changesUnknown() {
+	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.ObjectUnknown(gitopsCountsTypes), types.MapUnknown(types.StringType)
+}
+
+// changesFrom copies the change set attributes of another model (the state's).
+func (m *gitopsCommitModel) changesFrom(o *gitopsCommitModel) {
+	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = o.Changes, o.ChangesSummary, o.ChangesCounts, o.ChangesByDirectory
 }
 
 func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types.Object {

@@ -110,7 +110,8 @@ data "kalypso_control_plane" "main" {
 }
 
 resource "kalypso_gitops_commit" "stage" {
-  repository_url     = %[3]q
+  repository_url      = %[3]q
+  deletion_protection = false # the test framework destroys what the test created
   branch             = "stage"
   path               = "clusters"
   files              = { for ct in data.kalypso_control_plane.main.cluster_types : "${ct}/README.md" => ct }
@@ -350,7 +351,7 @@ func TestAccRollout_promotionExample_MockGitHubAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := string(example)
-	cfg = cfg[strings.Index(cfg, `variable "control_plane_repo"`):]
+	cfg = gitopsUnprotected(cfg[strings.Index(cfg, `variable "control_plane_repo"`):])
 	vars := config.Variables{"git_mirror": config.StringVariable(gitserver.Start(t, root, gitserver.Options{}).URL + "/"), "github_base_url": config.StringVariable(gh.BaseURL())}
 	want, _ := fixtures.ControlPlaneExpected(t, "stage")
 	// The sample's stage schedules no workload (its tree is two README files), so m2's template change
