@@ -273,7 +273,16 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		if diags.HasError() {
 			return desired{}
 		}
-		return desired{files: e.deliveryFiles(), summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
+		files := e.deliveryFiles()
+		if len(files) == 0 {
+			// An apply would delete everything under path, and below MassDeletionMinFiles nothing else stops it.
+			diags.AddAttributeError(manifestsPath, "The render produced no files", fmt.Sprintf(
+				"kalypso_gitops_commit: render.manifests (%d strings) hold no cluster type, so environment %q renders no file, and an apply would "+
+					"delete every file under path. Pass the environment's Kalypso objects in render.manifests (empty strings and null elements hold none); "+
+					"to remove the files, destroy the resource instead.", len(manifests), rm.Environment.ValueString()))
+			return desired{}
+		}
+		return desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}

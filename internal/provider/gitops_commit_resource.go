@@ -349,10 +349,6 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, move.record())...)
-	prMode := !plan.PullRequest.IsNull()
-	if !prMode && !plan.PullRequest.IsUnknown() {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
-	}
 	var diags diag.Diagnostics
 	d := r.desiredFiles(ctx, &plan, &diags, last)
 	cs, needFiles := r.planChanges(ctx, &plan, state, d, move, &diags)
@@ -368,19 +364,21 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 	}
-	if cs == nil || !cs.Empty() {
-		// Something will be written (or it is not known yet): the commit and PR outcome are known after apply.
+	decision := delivery.DecidePlan(delivery.PlanFacts{Known: cs != nil, Empty: cs != nil && cs.Empty(), HasState: state != nil,
+		PullRequest: !plan.PullRequest.IsNull() && !plan.PullRequest.IsUnknown(), PullRequestUnknown: plan.PullRequest.IsUnknown(), Moving: move != nil})
+	switch {
+	case decision.CommitUnknown:
 		plan.CommitSHA = types.StringUnknown()
-		if prMode {
-			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
-		}
-	} else if state != nil {
-		// Nothing to write: keep what the last apply recorded, so that the plan is empty.
+	case decision.KeepRecorded:
 		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
 		plan.changesFrom(state)
-		if prMode {
-			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
-		}
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+	}
+	if decision.PullRequestUnknown {
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
+	}
+	if decision.PullRequestNull {
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
 	if cs != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
