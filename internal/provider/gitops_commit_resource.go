@@ -109,7 +109,12 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"environment": schema.StringAttribute{Required: true, MarkdownDescription: "Environment to render, for example `dev`."},
 					"manifests": schema.ListAttribute{
 						Required: true, ElementType: types.StringType,
-						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents.",
+						// Not a secret: the flag keeps the plan from printing the whole model a second time (the
+						// model resources' own plans show each manifest, and `changes` what they render to).
+						Sensitive: true,
+						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents. " +
+							"The plan prints it as `(sensitive value)`: it holds no secret, but the same manifests are in the plans of the resources " +
+							"that produce them, and `changes` shows what they render to, so printing them here only repeated them (`terraform show -json` has them).",
 					},
 					"config_validation": schema.StringAttribute{
 						Optional:            true,
