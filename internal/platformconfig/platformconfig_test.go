@@ -4,6 +4,7 @@
 package platformconfig
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -335,12 +336,12 @@ func TestCompileSchema(t *testing.T) {
 		t.Errorf("draft-07 dependencies must apply")
 	}
 	c := NewSchemaCache()
-	s1, err1 := c.Compile(`{"type":"object"}`)
-	s2, err2 := c.Compile(`{"type":"object"}`)
+	s1, err1 := c.Compile(context.Background(), `{"type":"object"}`, Limits{})
+	s2, err2 := c.Compile(context.Background(), `{"type":"object"}`, Limits{})
 	if err1 != nil || err2 != nil || s1 != s2 {
 		t.Errorf("cache must return the same compiled schema")
 	}
-	if _, err := c.Compile(`{"type": 5}`); err == nil {
+	if _, err := c.Compile(context.Background(), `{"type": 5}`, Limits{}); err == nil {
 		t.Errorf("cache must return compile errors")
 	}
 }

@@ -5,7 +5,9 @@ package platformconfig
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -16,15 +18,66 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// SchemaCache compiles each distinct schema text once; it is safe for concurrent use.
+// Limits bound one config schema before it is compiled. Schemas come from application teams (a
+// Workload's configSchemas) as well as from the platform, and the compiler has no context: a schema nested
+// thousands of levels deep takes minutes and hundreds of MB to compile. Checked first, these limits keep
+// every compile short, so that the render's deadline and cancellation, checked before each compile and
+// each validation, are never far away.
+type Limits struct {
+	// MaxDepth bounds the nesting of objects and arrays in the schema document; 0 means DefaultMaxDepth.
+	MaxDepth int
+	// MaxBytes bounds the schema text; 0 means DefaultMaxBytes.
+	MaxBytes int
+}
+
+const (
+	// DefaultMaxDepth is Limits.MaxDepth's default: a config nested 30 objects deep needs about 62 levels
+	// (each object is "properties" and the property's schema).
+	DefaultMaxDepth = 128
+	// DefaultMaxBytes is Limits.MaxBytes's default, 1 MiB (a Kubernetes object holds at most about 1.5 MB).
+	DefaultMaxBytes = 1 << 20
+)
+
+func (l Limits) resolved() Limits {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	return l
+}
+
+// LimitError is a schema over one of its Limits.
+type LimitError struct {
+	// Depth is true for MaxDepth, false for MaxBytes.
+	Depth      bool
+	Got, Limit int
+}
+
+func (e *LimitError) Error() string {
+	if e.Depth {
+		return fmt.Sprintf("the schema nests objects and arrays more than %d levels deep (the limit)", e.Limit)
+	}
+	return fmt.Sprintf("the schema is %d bytes, more than the limit of %d", e.Got, e.Limit)
+}
+
+// SchemaCache compiles each distinct schema text once; it is safe for concurrent use, and a slow compile
+// of one text does not hold up another.
 type SchemaCache struct {
 	mu      sync.Mutex
 	schemas map[string]*compiled
 }
 
 type compiled struct {
-	schema *jsonschema.Schema
-	err    error
+	prepOnce sync.Once
+	js       []byte
+	depth    int
+	prepErr  error
+
+	compileOnce sync.Once
+	schema      *jsonschema.Schema
+	err         error
 }
 
 // NewSchemaCache returns an empty cache.
@@ -32,16 +85,67 @@ func NewSchemaCache() *SchemaCache {
 	return &SchemaCache{schemas: map[string]*compiled{}}
 }
 
-// Compile parses schema text (JSON, or YAML for convenience) as a draft-07 JSON Schema.
-func (c *SchemaCache) Compile(text string) (*jsonschema.Schema, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if got, ok := c.schemas[text]; ok {
-		return got.schema, got.err
+// Compile parses schema text (JSON, or YAML for convenience) as a draft-07 JSON Schema, within limits:
+// a text over them is a *LimitError and is not compiled. A canceled or expired ctx returns its error
+// before anything is compiled.
+func (c *SchemaCache) Compile(ctx context.Context, text string, limits Limits) (*jsonschema.Schema, error) {
+	limits = limits.resolved()
+	if len(text) > limits.MaxBytes {
+		return nil, &LimitError{Got: len(text), Limit: limits.MaxBytes}
 	}
-	s, err := CompileSchema(text)
-	c.schemas[text] = &compiled{schema: s, err: err}
-	return s, err
+	c.mu.Lock()
+	e, ok := c.schemas[text]
+	if !ok {
+		e = &compiled{}
+		c.schemas[text] = e
+	}
+	c.mu.Unlock()
+	e.prepOnce.Do(func() {
+		if e.js, e.prepErr = schemaJSON(text); e.prepErr == nil {
+			e.depth = jsonDepth(e.js, DefaultMaxBytes)
+		}
+	})
+	if e.prepErr != nil {
+		return nil, e.prepErr
+	}
+	if e.depth > limits.MaxDepth {
+		return nil, &LimitError{Depth: true, Got: e.depth, Limit: limits.MaxDepth}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e.compileOnce.Do(func() { e.schema, e.err = compileJSON(e.js) })
+	return e.schema, e.err
+}
+
+// jsonDepth is the deepest nesting of objects and arrays in the JSON text js, counted up to stopAt.
+func jsonDepth(js []byte, stopAt int) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range js {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			if depth++; depth > deepest {
+				if deepest = depth; deepest >= stopAt {
+					return deepest
+				}
+			}
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // schemaURL names the schema document. It is not a file URL, so that a relative `$ref` does not resolve
@@ -55,12 +159,24 @@ func (refusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("$ref to %q is refused: a schema may only reference its own definitions (for example \"#/definitions/port\"), never a file or URL; copy the referenced schema into this one", url)
 }
 
-// CompileSchema compiles one schema text without caching.
+// CompileSchema compiles one schema text without caching, within the default Limits.
 func CompileSchema(text string) (*jsonschema.Schema, error) {
-	js, err := schemaJSON(text)
-	if err != nil {
-		return nil, err
+	return NewSchemaCache().Compile(context.Background(), text, Limits{})
+}
+
+// CheckSchemaText reports a schema text that is neither JSON nor YAML, and compiles it when it is within
+// the default Limits. A text over them is not compiled here, since the provider's limits may be raised;
+// the render checks it against the limits in force.
+func CheckSchemaText(text string) error {
+	_, err := CompileSchema(text)
+	var le *LimitError
+	if errors.As(err, &le) {
+		return nil
 	}
+	return err
+}
+
+func compileJSON(js []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)

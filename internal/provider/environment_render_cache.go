@@ -65,7 +65,7 @@ func renderCacheKey(environment string, manifests []string, opts render.Options)
 	write(environment)
 	write(opts.ConfigValidation)
 	// A render that failed on a limit may succeed under a raised one.
-	write(fmt.Sprint(opts.Timeout, opts.TemplateTimeout, opts.MaxTemplateOutput, opts.MaxOutput))
+	write(fmt.Sprint(opts.Timeout, opts.TemplateTimeout, opts.MaxTemplateOutput, opts.MaxOutput, opts.SchemaMaxDepth, opts.SchemaMaxBytes))
 	for _, m := range manifests {
 		write(m)
 	}

@@ -59,7 +59,8 @@ func (f *EnvironmentRenderFunction) Definition(_ context.Context, _ function.Def
 				"cluster type of the environment; the provider renders the environment once per plan and each call only filters. " +
 				"To deliver an environment of any size, use `kalypso_gitops_commit`'s render mode, which renders it itself and keeps " +
 				"no file content in state. `{ only_cluster_types = [] }` returns the summary outputs without files. " +
-				"`render_timeout`, `template_timeout` (Go durations) and `template_max_output_bytes`, `render_max_output_bytes` (numbers) " +
+				"`render_timeout`, `template_timeout` (Go durations) and `template_max_output_bytes`, `render_max_output_bytes`, " +
+				"`config_schema_max_depth`, `config_schema_max_bytes` (numbers) " +
 				"raise the render limits, as the provider attributes of the same names do for the data source (a function cannot read " +
 				"the provider configuration); their defaults come from the `KALYPSO_*` environment variables, else the built-in defaults.",
 		},

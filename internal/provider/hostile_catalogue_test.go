@@ -107,6 +107,14 @@ data "kalypso_environment_render" "this" {
 			[]string{"Render limit exceeded", `ran longer than 300ms`}},
 		{"function: invalid limit option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s], { template_timeout = \"soon\" }).content_hash\n}\n", hclString(badInputBase)),
 			[]string{`"soon" is not a positive Go duration`}},
+		// Issue 24: a config schema nested thousands deep is refused before it is compiled.
+		{"render: ConfigSchema nested 5000 deep", render2(av + "kind: ConfigSchema\nmetadata:\n  name: deep\nspec:\n  schema: '" +
+			strings.Repeat(`{"properties":{"a":`, 2500) + "{}" + strings.Repeat("}}", 2500) + "'\n"),
+			[]string{"Error: Render limit exceeded", `ConfigSchema "deep" (a platform schema): the schema nests objects and arrays more than 128 levels deep`, "raise `config_schema_max_depth`"}},
+		{"function: ConfigSchema over the config_schema_max_bytes option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s, %s], { config_schema_max_bytes = 100 }).content_hash\n}\n",
+			hclString(badInputBase+"---\n"+allPolicy), hclString(av+"kind: ConfigSchema\nmetadata:\n  name: wide\nspec:\n  schema: '{\"type\":\"object\",\"description\":\""+strings.Repeat("x", 200)+"\"}'\n")),
+			[]string{"Render limit exceeded", `ConfigSchema "wide" (a platform schema): the schema is 234 bytes, more than the limit of 100`}},
+		{"provider config_schema_max_depth of 0", provider(`config_schema_max_depth = 0`), []string{"Error: Invalid config_schema_max_depth", `"0" is not a whole number`}},
 		{"provider template_timeout that is not a duration", provider(`template_timeout = "soon"`), []string{"Error: Invalid template_timeout", `"soon" is not a positive Go duration`}},
 		{"provider template_max_output_bytes of 0", provider(`template_max_output_bytes = 0`), []string{"Error: Invalid template_max_output_bytes", `"0" is not a whole number of bytes`}},
 		{"render: separator Flux refuses", render2(av + "kind: ClusterType\nmetadata:\n  name: a\nspec:\n  reconciler: arc-flux\n  namespaceService: default\n--- !!map\nkind: x\n"),

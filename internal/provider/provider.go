@@ -65,6 +65,8 @@ type KalypsoProviderModel struct {
 	TemplateTimeout        types.String `tfsdk:"template_timeout"`
 	TemplateMaxOutputBytes types.Int64  `tfsdk:"template_max_output_bytes"`
 	RenderMaxOutputBytes   types.Int64  `tfsdk:"render_max_output_bytes"`
+	ConfigSchemaMaxDepth   types.Int64  `tfsdk:"config_schema_max_depth"`
+	ConfigSchemaMaxBytes   types.Int64  `tfsdk:"config_schema_max_bytes"`
 }
 
 // AuthorModel is the commit author identity.
@@ -183,8 +185,8 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		},
 	}
 	for _, l := range renderLimitSettings {
-		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming the template, the deployment target and this attribute; see SECURITY.md.", l.help, l.env, l.def)
-		if l.attr == render.AttrMaxTemplateOutput || l.attr == render.AttrMaxOutput {
+		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming what exceeded it (the template and deployment target, or the config schema and whose it is) and this attribute; see SECURITY.md.", l.help, l.env, l.def)
+		if l.attr != render.AttrRenderTimeout && l.attr != render.AttrTemplateTimeout {
 			resp.Schema.Attributes[l.attr] = schema.Int64Attribute{MarkdownDescription: desc, Optional: true}
 		} else {
 			resp.Schema.Attributes[l.attr] = schema.StringAttribute{MarkdownDescription: desc, Optional: true}
@@ -264,6 +266,7 @@ func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewEnvironmentRenderDataSource,
 		NewControlPlaneDataSource,
+		NewRolloutDataSource,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
@@ -24,6 +25,8 @@ type RenderLimits struct {
 	TemplateTimeout   time.Duration
 	MaxTemplateOutput int
 	MaxOutput         int64
+	SchemaMaxDepth    int
+	SchemaMaxBytes    int
 }
 
 // Options returns the render options for one render under Terraform's context ctx, which Terraform
@@ -32,6 +35,7 @@ func (l RenderLimits) Options(ctx context.Context, configValidation string) rend
 	return render.Options{
 		ConfigValidation: configValidation, Context: ctx,
 		Timeout: l.Timeout, TemplateTimeout: l.TemplateTimeout, MaxTemplateOutput: l.MaxTemplateOutput, MaxOutput: l.MaxOutput,
+		SchemaMaxDepth: l.SchemaMaxDepth, SchemaMaxBytes: l.SchemaMaxBytes,
 	}
 }
 
@@ -69,6 +73,20 @@ var renderLimitSettings = []renderLimitSetting{
 	{render.AttrMaxOutput, "KALYPSO_RENDER_MAX_OUTPUT_BYTES", strconv.FormatInt(render.DefaultMaxOutput, 10),
 		"Upper bound, in bytes, for the content of one rendered GitOps tree.",
 		func(l *RenderLimits, s string) (err error) { l.MaxOutput, err = positiveInt(s, math.MaxInt64); return }},
+	{render.AttrSchemaMaxDepth, "KALYPSO_CONFIG_SCHEMA_MAX_DEPTH", strconv.Itoa(platformconfig.DefaultMaxDepth),
+		"Upper bound for the nesting of objects and arrays in one config schema (a `kalypso_config_schema` or a Workload's `configSchemas`); a deeper schema is not compiled.",
+		func(l *RenderLimits, s string) error {
+			n, err := positiveInt(s, math.MaxInt32)
+			l.SchemaMaxDepth = int(n)
+			return err
+		}},
+	{render.AttrSchemaMaxBytes, "KALYPSO_CONFIG_SCHEMA_MAX_BYTES", strconv.Itoa(platformconfig.DefaultMaxBytes),
+		"Upper bound, in bytes, for the text of one config schema; a larger schema is not compiled.",
+		func(l *RenderLimits, s string) error {
+			n, err := positiveInt(s, math.MaxInt32)
+			l.SchemaMaxBytes = int(n)
+			return err
+		}},
 }
 
 func positiveDuration(s string) (time.Duration, error) {
@@ -129,5 +147,7 @@ func configuredLimits(cfg KalypsoProviderModel) map[string]string {
 	str(render.AttrTemplateTimeout, cfg.TemplateTimeout)
 	num(render.AttrMaxTemplateOutput, cfg.TemplateMaxOutputBytes)
 	num(render.AttrMaxOutput, cfg.RenderMaxOutputBytes)
+	num(render.AttrSchemaMaxDepth, cfg.ConfigSchemaMaxDepth)
+	num(render.AttrSchemaMaxBytes, cfg.ConfigSchemaMaxBytes)
 	return out
 }

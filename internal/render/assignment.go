@@ -5,6 +5,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -236,19 +237,31 @@ func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 // every schema of the deployment target. A violation is an error, or under config_validation = "warn"
 // a warning that skips the assignment.
 func (s *assignmentRender) validateConfig(match platformconfig.Target, config map[string]interface{}) bool {
-	type namedSchema struct{ name, text string }
+	type namedSchema struct {
+		name, text string
+		platform   string // the ConfigSchema's name; "" for a deployment target's (the Workload's) schema
+	}
 	var schemas []namedSchema
 	for _, cs := range s.job.set.ConfigSchemas {
 		if match.Matches(cs.Metadata.Labels) {
-			schemas = append(schemas, namedSchema{"ConfigSchema " + cs.Metadata.Name, cs.Spec.Schema})
+			schemas = append(schemas, namedSchema{"ConfigSchema " + cs.Metadata.Name, cs.Spec.Schema, cs.Metadata.Name})
 		}
 	}
 	for i, text := range s.t.ConfigSchemas {
-		schemas = append(schemas, namedSchema{fmt.Sprintf("deployment target configSchemas[%d]", i), text})
+		schemas = append(schemas, namedSchema{fmt.Sprintf("deployment target configSchemas[%d]", i), text, ""})
 	}
+	limits := platformconfig.Limits{MaxDepth: s.job.opts.SchemaMaxDepth, MaxBytes: s.job.opts.SchemaMaxBytes}
 	for _, schema := range schemas {
-		compiled, err := s.job.engine.schemas.Compile(schema.text)
-		if err != nil {
+		compiled, err := s.job.engine.schemas.Compile(s.job.ctx, schema.text, limits)
+		var le *platformconfig.LimitError
+		switch {
+		case s.job.ctx.Err() != nil:
+			s.job.cut.Store(true) // canceled or past the deadline: stopDiagnostic reports it once
+			return false
+		case errors.As(err, &le):
+			s.out.diags = append(s.out.diags, assignmentDiag{target: s.t.Name, clusterType: s.ct.Metadata.Name, diag: s.schemaLimit(schema.name, schema.platform, le)})
+			return false
+		case err != nil:
 			s.fail(model.SeverityError, "Invalid config schema", "", fmt.Sprintf("%s: %v", schema.name, err))
 			return false
 		}
@@ -263,6 +276,27 @@ func (s *assignmentRender) validateConfig(match platformconfig.Target, config ma
 		}
 	}
 	return true
+}
+
+// schemaLimit is the diagnostic of a config schema over a limit: about the ConfigSchema (the platform's)
+// or the Workload whose deployment target carries the schema (the application team's).
+func (s *assignmentRender) schemaLimit(schemaName, platform string, le *platformconfig.LimitError) model.Diagnostic {
+	d := model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit}
+	attr, now := AttrSchemaMaxBytes, fmt.Sprintf("%d bytes", le.Limit)
+	if le.Depth {
+		attr, now = AttrSchemaMaxDepth, fmt.Sprintf("%d levels", le.Limit)
+	}
+	var who string
+	if platform != "" {
+		who = fmt.Sprintf("ConfigSchema %q (a platform schema)", platform)
+		d.Kind, d.Name, d.Source = model.KindConfigSchema, platform, s.job.set.Source(model.KindConfigSchema, platform)
+	} else {
+		who = fmt.Sprintf("%s of deployment target %q, from Workload %q (an application team's schema)",
+			strings.TrimPrefix(schemaName, "deployment target "), s.t.Name, s.t.Workload)
+		d.Kind, d.Name, d.Source = model.KindWorkload, s.t.Workload, s.job.set.Source(model.KindWorkload, s.t.Workload)
+	}
+	d.Detail = fmt.Sprintf("%s: %v, so it was not compiled. Simplify the schema; if it really needs more, %s (now %s)", who, le, raise(attr), now)
+	return d
 }
 
 // violation is the diagnostic of a config that schema rejects. It is about the ConfigMap that holds the

@@ -215,6 +215,15 @@ func TestHostileInputCatalogue_RenderLimits(t *testing.T) {
 			[]string{`grew past 500 bytes`, "raise `render_max_output_bytes`"}},
 		{"the whole render's deadline", docs("{{ range 9000000000 }}{{ end }}", ""), Options{Timeout: 300 * time.Millisecond}, SummaryRenderLimit, "",
 			[]string{`took longer than 300ms`, "raise `render_timeout`"}},
+		// A schema nested 5,000 deep took minutes and 600 MB to compile, outside every limit.
+		{"a Workload's config schema nested 5000 deep", docs("x", workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev", schemas: []string{deepSchema(2500)}})), Options{}, SummaryRenderLimit, "",
+			[]string{`deployment target "app-t" on cluster type "large": configSchemas[0] of deployment target "app-t", from Workload "app" (an application team's schema): ` +
+				"the schema nests objects and arrays more than 128 levels deep (the limit), so it was not compiled. Simplify the schema; if it really needs more, " +
+				"raise `config_schema_max_depth` (a provider attribute; an option of provider::kalypso::environment_render) (now 128 levels)"}},
+		{"a platform ConfigSchema over the size limit", append(docs("x", ""), configSchemaDoc("big", nil, `{"type":"object","description":"`+strings.Repeat("x", 2000)+`"}`)),
+			Options{SchemaMaxBytes: 1000}, SummaryRenderLimit, "",
+			[]string{`ConfigSchema "big" (a platform schema): the schema is 2034 bytes, more than the limit of 1000, so it was not compiled`,
+				"raise `config_schema_max_bytes`", "(now 1000 bytes)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -388,4 +397,9 @@ func TestHostileInputCatalogue_Deployability(t *testing.T) {
 	if res, diags := NewEngine().Render("dev", ok, Options{}); res == nil || len(diags) != 0 {
 		t.Errorf("valid input: %v", diags)
 	}
+}
+
+// deepSchema is a JSON Schema whose properties nest n objects deep (2n+1 levels of JSON).
+func deepSchema(n int) string {
+	return strings.Repeat(`{"properties":{"a":`, n) + "{}" + strings.Repeat("}}", n)
 }

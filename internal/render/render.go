@@ -50,6 +50,8 @@ type Options struct {
 	MaxTemplateOutput int
 	// MaxOutput bounds, in bytes, the content of the whole rendered tree; 0 means DefaultMaxOutput.
 	MaxOutput int64
+	// SchemaMaxDepth and SchemaMaxBytes bound each config schema (platformconfig.Limits); 0 means the defaults.
+	SchemaMaxDepth, SchemaMaxBytes int
 }
 
 const (
@@ -64,6 +66,8 @@ const (
 	AttrTemplateTimeout   = "template_timeout"
 	AttrMaxTemplateOutput = "template_max_output_bytes"
 	AttrMaxOutput         = "render_max_output_bytes"
+	AttrSchemaMaxDepth    = "config_schema_max_depth"
+	AttrSchemaMaxBytes    = "config_schema_max_bytes"
 	// AttrOnlyClusterTypes narrows a render to some cluster types' folders (Result.Only).
 	AttrOnlyClusterTypes = "only_cluster_types"
 )

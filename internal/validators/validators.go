@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -234,7 +235,7 @@ func (jsonSchema) ValidateString(_ context.Context, req validator.StringRequest,
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := platformconfig.CompileSchema(req.ConfigValue.ValueString()); err != nil {
+	if err := platformconfig.CheckSchemaText(req.ConfigValue.ValueString()); err != nil {
 		AddError(&resp.Diagnostics, req.Path, "Invalid JSON Schema",
 			fmt.Sprintf("the schema does not compile as JSON Schema draft-07: %v. Fix the schema text, for example with jsonencode({type = \"object\", ...}).", err))
 	}
@@ -431,3 +432,22 @@ func CommitSHA() validator.String {
 }
 
 var commitSHA = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
+
+// Duration accepts a positive Go duration ("90s", "15m", "1h30m").
+func Duration() validator.String { return duration{} }
+
+type duration struct{}
+
+func (duration) Description(context.Context) string {
+	return `must be a positive Go duration, such as "90s", "15m" or "1h30m"`
+}
+func (v duration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v duration) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%q %s.", req.ConfigValue.ValueString(), v.Description(ctx)))
+	}
+}

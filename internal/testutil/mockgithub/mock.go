@@ -3,7 +3,7 @@
 
 // Package mockgithub is an httptest server that implements the few GitHub REST
 // endpoints the provider uses (pull request list/create/get/update, add issue
-// labels), following GitHub's documented contract. It is a mock because
+// labels, commit statuses: create, list, combined), following GitHub's documented contract. It is a mock because
 // github.com is unreachable from the test machines. Paths are served under
 // /api/v3/ like GitHub Enterprise Server, so tests use it as github_base_url.
 package mockgithub
@@ -38,15 +38,19 @@ type Server struct {
 	*httptest.Server
 	Token string
 
-	mu    sync.Mutex
-	prs   map[string]map[int]*PR // "owner/repo" -> number -> PR
-	next  int
-	Calls []string
+	mu       sync.Mutex
+	prs      map[string]map[int]*PR // "owner/repo" -> number -> PR
+	next     int
+	statuses map[string][]*Status // "owner/repo@sha" -> statuses, oldest first
+	Calls    []string
+	// Intercept, when set, sees every request first (after authentication) and answers it when it
+	// returns true: tests use it for malformed answers and outages.
+	Intercept func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // Start starts the mock until the test ends.
 func Start(t testing.TB, token string) *Server {
-	s := &Server{Token: token, prs: map[string]map[int]*PR{}, next: 1}
+	s := &Server{Token: token, prs: map[string]map[int]*PR{}, next: 1, statuses: map[string][]*Status{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -101,6 +105,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
 			return
 		}
+	}
+	if s.Intercept != nil && s.Intercept(w, r) {
+		return
 	}
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v3"), "/"), "/")
 	// repos/{owner}/{repo}/pulls[/{n}] and repos/{owner}/{repo}/issues/{n}/labels
@@ -180,6 +187,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		default:
 			w.WriteHeader(http.StatusMethodNotAllowed)
 		}
+	case parts[3] == "statuses" && len(parts) == 5 && r.Method == http.MethodPost:
+		s.createStatus(w, r, repo, parts[4])
+	case parts[3] == "commits" && len(parts) == 6 && parts[5] == "statuses" && r.Method == http.MethodGet:
+		s.listStatuses(w, r, repo, parts[4])
+	case parts[3] == "commits" && len(parts) == 6 && parts[5] == "status" && r.Method == http.MethodGet:
+		s.combinedStatus(w, r, repo, parts[4])
 	case parts[3] == "issues" && len(parts) == 6 && parts[5] == "labels" && r.Method == http.MethodPost:
 		n, _ := strconv.Atoi(parts[4])
 		p := s.prs[repo][n]

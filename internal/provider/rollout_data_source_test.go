@@ -1,0 +1,403 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
+)
+
+const rolloutToken = "ghp_ROLLOUTsecret0123456789abcdef"
+
+// promotionRepos is a control plane whose main has m1 (cluster type small) then m2 (adds large), and a
+// GitOps repository org/gitops whose dev branch rendered m1 (g1) then m2 (g2) and whose stage branch
+// holds m1.
+type promotionRepos struct {
+	cp, gitops string
+	m1, m2     string
+	g1, g2     string
+}
+
+func newPromotionRepos(t *testing.T) promotionRepos {
+	t.Helper()
+	root := t.TempDir()
+	org := filepath.Join(root, "org")
+	var r promotionRepos
+	r.cp = gitserver.NewBareRepo(t, org, "control-plane", "main")
+	r.m1 = gitserver.Commit(t, r.cp, "main", "small", map[string]string{"small.yaml": cpClusterType("small")}, nil)
+	r.m2 = gitserver.Commit(t, r.cp, "main", "large", map[string]string{"large.yaml": cpClusterType("large")}, nil)
+	r.gitops = gitserver.NewBareRepo(t, org, "gitops", "dev")
+	track := ".github/tracking/Promoted_Commit_Id"
+	r.g1 = gitserver.Commit(t, r.gitops, "dev", "dev m1", map[string]string{"small/README.md": "small", track: r.m1}, nil)
+	r.g2 = gitserver.Commit(t, r.gitops, "dev", "dev m2", map[string]string{"large/README.md": "large", track: r.m2}, nil)
+	gitserver.Commit(t, r.gitops, "stage", "stage m1", map[string]string{"README.md": "stage", track: r.m1}, nil)
+	return r
+}
+
+// postFluxStatus posts a commit status the way Flux's notification-controller does with a Provider of
+// type github (fluxcd/notification-controller internal/notifier/github.go, Post): state "success" for
+// an info event and "failure" for an error event (progressing events are skipped), context
+// "kustomization/<name>/<first segment of the Provider UID>" in lower case (generateCommitStatusID in
+// internal/notifier/util.go), description the event reason split at case changes and lower-cased
+// (formatNameAndDescription), e.g. "reconciliation succeeded" or "health check failed".
+func postFluxStatus(t *testing.T, gh *mockgithub.Server, sha, cluster, state, description string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"state": state, "context": "kustomization/dev/" + cluster, "description": description})
+	req, _ := http.NewRequest(http.MethodPost, gh.BaseURL()+"repos/org/gitops/statuses/"+sha, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+rolloutToken)
+	req.Header.Set("Accept", "application/vnd.github+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST status: %s", resp.Status)
+	}
+}
+
+// promotionConfig reads dev's rollout, promotes stage with it, reads main at the promoted commit and
+// renders stage's GitOps commit from it.
+func promotionConfig(gh *mockgithub.Server, r promotionRepos, extra string) string {
+	return fmt.Sprintf(`
+provider "kalypso" {
+  github_base_url = %[1]q
+  git_token       = %[2]q
+}
+
+data "kalypso_rollout" "dev" {
+  environment    = "dev"
+  repository_url = %[3]q
+  branch         = "dev"
+  expected = {
+    clusters = ["4f0c2a11", "9b3e7d20"]
+  }
+  github_statuses = {}
+  promotion = {
+    to            = "stage"
+    control_plane = { repo = %[4]q }
+  }
+  %[5]s
+}
+
+data "kalypso_control_plane" "main" {
+  git = {
+    repo   = %[4]q
+    branch = "main"
+    commit = data.kalypso_rollout.dev.promotion_commit
+  }
+}
+
+resource "kalypso_gitops_commit" "stage" {
+  repository_url     = %[3]q
+  branch             = "stage"
+  path               = "clusters"
+  files              = { for ct in data.kalypso_control_plane.main.cluster_types : "${ct}/README.md" => ct }
+  promoted_commit_id = data.kalypso_rollout.dev.promotion_commit
+}
+`, gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(r.gitops), "file://"+filepath.ToSlash(r.cp), extra)
+}
+
+func rolloutState(state string, moves bool, commit, reason string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("state"), knownvalue.StringExact(state)),
+		statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("promotion_moves"), knownvalue.Bool(moves)),
+		statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("promotion_commit"), knownvalue.StringExact(commit)),
+		statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("promotion_reason"), knownvalue.StringRegexp(regexp.MustCompile(reason))),
+	}
+}
+
+// The gate in the plan, with statuses posted as Flux posts them to the GitHub REST contract mock: no
+// report, progressing and one failure keep stage at m1 and say why; when both clusters succeeded with
+// dev's head, stage's plan moves it m1 → m2 and brings m2's rendered change (large/README.md).
+func TestAccRollout_promotionGate_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newPromotionRepos(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	cfg := promotionConfig(gh, r, "")
+	short := func(s string) string { return s[:7] }
+	stays := "; stage (stays at|is already at) main@" + short(r.m1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// No cluster reported: stays, and says so (the same text is the plan's warning).
+				Config: cfg,
+				ConfigStateChecks: append(rolloutState("unknown", false, r.m1,
+					`^dev is at main@`+short(r.m2)+`: 0/2 clusters succeeded, 2 not reporting \(no report from 4f0c2a11, 9b3e7d20\)`+stays),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("head_commit"), knownvalue.StringExact(r.g2)),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("head_promoted_commit"), knownvalue.StringExact(r.m2)),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("succeeded_commit"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("files"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"small/README.md": knownvalue.StringExact("small")})),
+				),
+			},
+			{
+				// One cluster succeeded with g2, the other only with g1: progressing, stays.
+				PreConfig: func() {
+					postFluxStatus(t, gh, r.g1, "4f0c2a11", "success", "reconciliation succeeded")
+					postFluxStatus(t, gh, r.g1, "9b3e7d20", "success", "reconciliation succeeded")
+					postFluxStatus(t, gh, r.g2, "4f0c2a11", "success", "reconciliation succeeded")
+				},
+				Config: cfg,
+				ConfigStateChecks: append(rolloutState("progressing", false, r.m1, `: 1/2 clusters succeeded, 1 progressing`+stays),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("succeeded_commit"), knownvalue.StringExact(r.g1)),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("succeeded_promoted_commit"), knownvalue.StringExact(r.m1)),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionNoop)}},
+			},
+			{
+				// A failure names the cluster and its message; stays.
+				PreConfig: func() { postFluxStatus(t, gh, r.g2, "9b3e7d20", "failure", "health check failed") },
+				Config:    cfg,
+				ConfigStateChecks: append(rolloutState("failed", false, r.m1,
+					`: 1/2 clusters succeeded, 1 failed \(9b3e7d20: dev: health check failed\)`+stays),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("clusters"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("4f0c2a11"), "state": knownvalue.StringExact("succeeded"),
+							"commit": knownvalue.StringExact(r.g2), "message": knownvalue.StringExact("dev: reconciliation succeeded"), "expected": knownvalue.Bool(true)}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("9b3e7d20"), "state": knownvalue.StringExact("failed"),
+							"commit": knownvalue.StringExact(r.g2), "message": knownvalue.StringExact("dev: health check failed")}),
+					})),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionNoop)}},
+			},
+			{
+				// Flux reconciles again and succeeds: stage moves m1 → m2 with m2's content.
+				PreConfig: func() { postFluxStatus(t, gh, r.g2, "9b3e7d20", "success", "reconciliation succeeded") },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact(r.m2)),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("files"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"small/README.md": knownvalue.StringExact("small"), "large/README.md": knownvalue.StringExact("large")})),
+				}},
+				ConfigStateChecks: rolloutState("succeeded", true, r.m2, `^dev is at main@`+short(r.m2)+`: 2/2 clusters succeeded; stage moves main@`+short(r.m1)+` → main@`+short(r.m2)+`$`),
+			},
+			{
+				// Applied: stage's branch now holds m2, so the next plan is empty and stage "is already at" m2.
+				Config:            cfg,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: rolloutState("succeeded", false, r.m2, `stage is already at main@`+short(r.m2)+`$`),
+				Check: func(*terraform.State) error {
+					files := gitserver.Files(t, r.gitops, "stage")
+					if got := strings.TrimSpace(files[".github/tracking/Promoted_Commit_Id"]); got != r.m2 || files["clusters/large/README.md"] != "large" {
+						return fmt.Errorf("stage branch: Promoted_Commit_Id %q, large/README.md %q; want %s and m2's content", got, files["clusters/large/README.md"], r.m2)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// Soak time: a success younger than soak_time keeps the cluster progressing (statuses are seeded with
+// their time in the mock, so nothing waits).
+func TestAccRollout_soakTime_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newPromotionRepos(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	seed := func(cluster string, ago time.Duration) {
+		gh.AddStatus("org/gitops", r.g2, mockgithub.Status{State: "success", Context: "kustomization/dev/" + cluster,
+			Description: "reconciliation succeeded", UpdatedAt: time.Now().Add(-ago)})
+	}
+	seed("4f0c2a11", time.Hour)
+	seed("9b3e7d20", 2*time.Minute)
+	cfg := promotionConfig(gh, r, `soak_time = "30m"`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: append(rolloutState("progressing", false, r.m1, `: 1/2 clusters succeeded, 1 progressing; stage stays at main@`),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("clusters").AtSliceIndex(1).AtMapKey("message"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^succeeded; soaking for 2[78]m.* more \(soak 30m0s\)$`)))),
+			},
+			{
+				// Half an hour later (the mock's clock moves, the test does not wait).
+				PreConfig:         func() { gh.Age("org/gitops", r.g2, 30*time.Minute) },
+				Config:            cfg,
+				ConfigStateChecks: rolloutState("succeeded", true, r.m2, `stage moves main@`),
+			},
+		},
+	})
+}
+
+// TestHostileInputCatalogue_Rollout_MockGitHubAPI is the rollout layer of the bad-input catalogue: each
+// case fails the plan with a diagnostic that says what is wrong and what to fix, and stage's GitOps
+// branch is untouched (nothing is written).
+func TestHostileInputCatalogue_Rollout_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newPromotionRepos(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	for _, c := range []string{"4f0c2a11", "9b3e7d20"} {
+		gh.AddStatus("org/gitops", r.g2, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c, Description: "reconciliation succeeded"})
+	}
+	// A dev branch rendered without promoted_commit_id, and one whose tracking file holds garbage.
+	untracked := gitserver.Commit(t, r.gitops, "dev-untracked", "no tracking", map[string]string{"x/README.md": "x"}, nil)
+	garbage := gitserver.Commit(t, r.gitops, "dev-garbage", "garbage", map[string]string{".github/tracking/Promoted_Commit_Id": "$(rm -rf /)"}, nil)
+	for _, sha := range []string{untracked, garbage} {
+		for _, c := range []string{"4f0c2a11", "9b3e7d20"} {
+			gh.AddStatus("org/gitops", sha, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c})
+		}
+	}
+	// 2,500 clusters report on g1 (only the cases that read two commits see them).
+	for i := range 2500 {
+		gh.AddStatus("org/gitops", r.g1, mockgithub.Status{State: "success", Context: fmt.Sprintf("kustomization/dev/c%04d", i)})
+	}
+	// g1 of a fourth branch gets a malformed answer; a fifth's statuses are unreachable.
+	malformed := gitserver.Commit(t, r.gitops, "dev-malformed", "m", map[string]string{".github/tracking/Promoted_Commit_Id": r.m1}, nil)
+	down := gitserver.Commit(t, r.gitops, "dev-down", "d", map[string]string{".github/tracking/Promoted_Commit_Id": r.m1}, nil)
+	gh.Intercept = func(w http.ResponseWriter, req *http.Request) bool {
+		switch {
+		case strings.Contains(req.URL.Path, malformed):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"state":"success","total_count":1,"statuses":[{"context":"kustomization/dev/x","state":"exploded"}]}`))
+			return true
+		case strings.Contains(req.URL.Path, down):
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"message":"Service Unavailable ` + rolloutToken + `"}`))
+			return true
+		}
+		return false
+	}
+	stageHead := gitserver.Head(t, r.gitops, "stage")
+	cfg := func(branch, extra string) string {
+		return strings.Replace(strings.Replace(promotionConfig(gh, r, extra), `branch         = "dev"`, fmt.Sprintf("branch         = %q", branch), 1),
+			`clusters = ["4f0c2a11", "9b3e7d20"]`, `min_clusters = 2`, 1)
+	}
+	cases := []struct {
+		name, config string
+		patterns     []string
+	}{
+		{"current commit not on main", "", nil},
+		{"a rolled-out commit without Promoted_Commit_Id", cfg("dev-untracked", ""),
+			[]string{"Error: Cannot decide the promotion to stage", "has no\\s+.github/tracking/Promoted_Commit_Id", "promoted_commit_id"}},
+		{"a Promoted_Commit_Id that is not a commit", cfg("dev-garbage", ""),
+			[]string{"Error: Cannot read the GitOps branch", `holds "\$\(rm\s+-rf /\)", which is not a commit SHA`}},
+		{"thousands of clusters", "", nil},
+		{"malformed status answer", cfg("dev-malformed", ""),
+			[]string{"Error: Cannot read the commit statuses", "malformed answer", `state\s+"exploded"`}},
+		{"status API unavailable", cfg("dev-down", ""),
+			[]string{"Error: Cannot read the rollout of dev", "503 Service Unavailable REDACTED", "reachable"}},
+		{"status API unreachable", strings.Replace(cfg("dev", ""), gh.BaseURL(), "http://127.0.0.1:1/api/v3/", 1),
+			[]string{"Error: Cannot read the rollout of dev", "connection refused", "github_base_url"}},
+		{"context pattern without a cluster group", "", nil},
+	}
+	// Cases whose configuration needs more than a branch.
+	cases[0].config = strings.Replace(cfg("dev", "history = 1"), `to            = "stage"`, fmt.Sprintf("to            = \"stage\"\n    current_commit = %q", r.g1), 1)
+	cases[0].patterns = []string{"Error: Cannot decide the promotion to stage", "commit\\s+" + r.g1 + "\\s+is not main's head", "nor one of its\\s+ancestors"}
+	cases[3].config = strings.Replace(promotionConfig(gh, r, "history = 2"), `clusters = ["4f0c2a11", "9b3e7d20"]`, `min_clusters = 2`, 1)
+	cases[3].patterns = []string{"Error: Too many statuses", "2500 status contexts,\\s+more than the limit of 2000", "raise max_clusters"}
+	cases[7].config = strings.Replace(cfg("dev", ""), `github_statuses = {}`, `github_statuses = { context_patterns = ["^kustomization/(.+)$"] }`, 1)
+	cases[7].patterns = []string{"Error: Invalid context pattern", "no named group `cluster`"}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var steps []resource.TestStep
+			var re []string
+			for _, p := range tc.patterns {
+				re = append(re, "(?s).*"+p)
+			}
+			steps = append(steps, resource.TestStep{Config: tc.config, PlanOnly: true, ExpectError: regexp.MustCompile(strings.Join(re, ""))})
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+			if got := gitserver.Head(t, r.gitops, "stage"); got != stageHead {
+				t.Errorf("stage moved to %s", got)
+			}
+		})
+	}
+}
+
+// examples/promotion (the stage workspace) over upstream's sample: main has a commit dev rolled out
+// (m1, the sample) and a newer one dev renders but its clusters have not reported (m2). Stage renders
+// upstream's stage tree at m1 and stays there; once both dev clusters report success (seeded in the
+// GitHub REST contract mock as Flux posts them), stage's plan moves it to m2.
+func TestAccRollout_promotionExample_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	org := filepath.Join(root, "microsoft")
+	_, m1 := fixtures.ControlPlanePinnedRepo(t, org)
+	fixtures.SvcSrcRepo(t, org)
+	m2 := gitserver.Head(t, filepath.Join(org, "kalypso-control-plane"), "main")
+	track := ".github/tracking/Promoted_Commit_Id"
+	gitops := gitserver.NewBareRepo(t, org, "kalypso-gitops", "dev")
+	gitserver.Commit(t, gitops, "dev", "dev at m1", map[string]string{"README.md": "dev", track: m1}, nil)
+	g2 := gitserver.Commit(t, gitops, "dev", "dev at m2", map[string]string{"README.md": "dev", track: m2}, nil)
+	gitserver.Commit(t, gitops, "stage", "stage at m1", map[string]string{track: m1}, nil)
+	gh := mockgithub.Start(t, "")
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "promotion", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(example)
+	cfg = cfg[strings.Index(cfg, `variable "control_plane_repo"`):]
+	vars := config.Variables{"git_mirror": config.StringVariable(gitserver.Start(t, root, gitserver.Options{}).URL + "/"), "github_base_url": config.StringVariable(gh.BaseURL())}
+	want, _ := fixtures.ControlPlaneExpected(t, "stage")
+	// The sample's stage schedules no workload (its tree is two README files), so m2's template change
+	// reaches stage only as its Promoted_Commit_Id; TestAccRollout_promotionGate_MockGitHubAPI shows a
+	// promotion that brings rendered files.
+	stageTree := func(promoted string) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "stage"))
+			delete(files, ".kalypso-gitops-commit")
+			if got != promoted {
+				return fmt.Errorf("stage's Promoted_Commit_Id = %q, want %s", got, promoted)
+			}
+			if d := fixtures.DiffTrees(want, files); d != "" {
+				return fmt.Errorf("stage differs from upstream's stage tree:\n%s", d)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg, ConfigVariables: vars,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("promotion", knownvalue.StringRegexp(regexp.MustCompile(`\(0 clusters reported, 2 expected\); stage stays at main@`+m1[:7]+`$`))),
+				},
+				Check: stageTree(m1),
+			},
+			{
+				PreConfig: func() {
+					for _, c := range []string{"4f0c2a11", "9b3e7d20"} {
+						gh.AddStatus("microsoft/kalypso-gitops", g2, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c,
+							Description: "reconciliation succeeded", UpdatedAt: time.Now().Add(-time.Hour)})
+					}
+				},
+				Config: cfg, ConfigVariables: vars,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact(m2)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("promotion", knownvalue.StringExact("dev is at main@"+m2[:7]+": 2/2 clusters succeeded; stage moves main@"+m1[:7]+" → main@"+m2[:7])),
+				},
+				Check: stageTree(m2),
+				// After the apply the reason reads "stage is already at main@…": only that output changes.
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
