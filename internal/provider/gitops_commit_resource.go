@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -297,6 +298,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = gitopsLogContext(ctx, &plan)
 	var state *gitopsCommitModel
 	var last *delivery.RenderRecord
 	if !req.State.Raw.IsNull() {
@@ -329,6 +331,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	plan.RenderSummary = renderSummaryValue(&plan, d.summary)
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
+		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	if cs == nil || !cs.Empty() {
 		// Something will be written (or it is not known yet): the commit and PR outcome are known after apply.
@@ -337,6 +340,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
 		}
 	} else if state != nil {
+		tflog.Info(ctx, "nothing to write: the branch already holds the desired files under path")
 		// Nothing to write: keep what the last apply recorded, so that the plan is empty.
 		plan.CommitSHA, plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory, plan.BaseTreeID = state.CommitSHA, state.Changes, state.ChangesSummary, state.ChangesByDirectory, state.BaseTreeID
 		if prMode {
@@ -404,6 +408,7 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = gitopsLogContext(ctx, &state)
 	req2 := r.settings(ctx, &state, &resp.Diagnostics).RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
 	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
@@ -442,7 +447,12 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state gitopsCommitModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || state.RetainOnDestroy.ValueBool() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = gitopsLogContext(ctx, &state)
+	if state.RetainOnDestroy.ValueBool() {
+		tflog.Info(ctx, "nothing to write: retain_on_destroy keeps the files on the branch")
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
@@ -489,6 +499,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	if diags.HasError() {
 		return
 	}
+	ctx = gitopsLogContext(ctx, &m)
 	d := r.desiredFiles(ctx, &m, diags, nil)
 	if diags.HasError() {
 		return
@@ -548,6 +559,9 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
 		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		if pr.Number != 0 && pr.Number == before.Number {
+			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
+		}
 		if m.PullRequestState = types.StringValue(pr.State); pr.Number != 0 {
 			m.PullRequestNumber, m.PullRequestURL = types.Int64Value(int64(pr.Number)), types.StringValue(pr.URL)
 		}

@@ -22,10 +22,12 @@ import (
 // is reported per template manifest, naming the first file and how many more are affected.
 const SummaryInvalidYAML = "Rendered file is not valid YAML"
 
-// yamlIssue is one template manifest whose output did not parse, in one assignment.
+// yamlIssue is one template manifest whose output did not parse, in one assignment; or one problem of a
+// rendered document (checkDocuments), which describe turns into its diagnostic when the merge keeps it.
 type yamlIssue struct {
-	key  string // template name and manifest index
-	diag model.Diagnostic
+	key      string // template name and manifest index
+	diag     model.Diagnostic
+	describe func() model.Diagnostic
 }
 
 // invalidYAML returns the first syntax error of text, read as a `---` stream of YAML documents, or nil.
@@ -57,8 +59,8 @@ func mergeDocIssues(rendered []renderedAssignment) model.Diagnostics {
 		" The same holds in %d more file(s).")
 }
 
-// mergeIssues keeps the first issue of each key and appends more, formatted with the number of
-// other files the key affects.
+// mergeIssues keeps the first issue of each key (in assignment order, so the result does not depend on
+// which worker rendered what) and appends more, formatted with the number of other files the key affects.
 func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment) []yamlIssue, more string) model.Diagnostics {
 	var order []string
 	first := map[string]model.Diagnostic{}
@@ -70,6 +72,9 @@ func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment)
 				continue
 			}
 			order = append(order, is.key)
+			if is.describe != nil {
+				is.diag = is.describe()
+			}
 			first[is.key] = is.diag
 		}
 	}
