@@ -32,8 +32,8 @@ const (
 // Change is one file of the change set.
 type Change struct {
 	Action Action
-	// Diff is a unified diff for an update, the content for a create (both cut past MaxDiffBytes, with a
-	// note), and empty for a delete.
+	// Diff is a unified diff for an update, the content for a create, and the removed content for a
+	// delete (each cut past MaxDiffBytes, with a note).
 	Diff string
 }
 
@@ -144,7 +144,8 @@ type pending struct {
 }
 
 // Compute returns the change set that turns what ins found into d. read is called once, for the old
-// content of the listed updates.
+// content of the listed updates and deletes. It runs in named steps: the deltas of the path's tree, their
+// changes, the root files' changes, the listed ones, and their diffs.
 func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) (*Plan, error) {
 	if opts.MaxChanges <= 0 {
 		opts.MaxChanges = DefaultMaxChanges
@@ -153,34 +154,52 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		opts.MaxDiffBytes = DefaultMaxDiffBytes
 	}
 	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
-	var deltas []gitrepo.Delta
-	desiredFiles := 0
+	deltas, desiredFiles, err := p.deltas(ins, d)
+	if err != nil {
+		return nil, err
+	}
+	all := append(p.pathChanges(deltas, d.Path, desiredFiles), rootChanges(ins, d)...)
+	sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
+	for _, c := range all {
+		p.Counts.add(c.action)
+	}
+	listed := all
+	if len(listed) > opts.MaxChanges {
+		listed = listed[:opts.MaxChanges]
+		p.Omitted = len(all) - opts.MaxChanges
+	}
+	if p.Changes, err = diffs(listed, ins, d, read, opts.MaxDiffBytes); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// deltas compares the path's tree with the desired one (d.Built, or built from d.Files as Plan.Tree)
+// unless d.RecordedTree stands for it, and returns how many files the desired tree holds.
+func (p *Plan) deltas(ins *gitrepo.Inspection, d Desired) ([]gitrepo.Delta, int, error) {
 	if d.Files == nil && d.Built == nil && d.RecordedTree != "" {
 		if d.RecordedTree != ins.ManagedTree {
-			return nil, ErrFilesNeeded
+			return nil, 0, ErrFilesNeeded
 		}
 		p.DesiredTree = d.RecordedTree
-	} else {
-		want := d.Built
-		if want == nil {
-			var err error
-			if want, err = gitrepo.NewTreeFromFiles(d.Files); err != nil {
-				return nil, err
-			}
-		}
-		p.Tree, p.DesiredTree, desiredFiles = want, want.ID(), want.Len()
+		return nil, 0, nil
+	}
+	want := d.Built
+	if want == nil {
 		var err error
-		if deltas, err = ins.Diff(want); err != nil {
-			return nil, err
+		if want, err = gitrepo.NewTreeFromFiles(d.Files); err != nil {
+			return nil, 0, err
 		}
 	}
-	// content is a desired file's content: from Files, or from the tree a plan loaded (TreeStore).
-	content := func(rel string) ([]byte, error) {
-		if d.Files != nil || d.Built == nil {
-			return d.Files[rel], nil
-		}
-		return d.Built.File(rel)
-	}
+	p.Tree, p.DesiredTree = want, want.ID()
+	deltas, err := ins.Diff(want)
+	return deltas, want.Len(), err
+}
+
+// pathChanges turns the deltas under dir into changes with root-relative paths, counts them per
+// top-level directory, finds other resources' ownership records among the deletions, and counts the
+// files the branch holds under dir.
+func (p *Plan) pathChanges(deltas []gitrepo.Delta, dir string, desiredFiles int) []pending {
 	all := make([]pending, 0, len(deltas))
 	created, deleted := 0, 0
 	for _, dl := range deltas {
@@ -193,7 +212,7 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash})
 			if base := pathpkg.Base(dl.Path); base == OwnerMarker {
 				// Another resource's ownership record below this path: nothing desired has that name.
-				p.Markers = append(p.Markers, join(d.Path, pathpkg.Dir(dl.Path)))
+				p.Markers = append(p.Markers, join(dir, pathpkg.Dir(dl.Path)))
 			}
 		default:
 			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New})
@@ -206,8 +225,14 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 		c := p.ByDirectory[top]
 		c.add(all[i].action)
 		p.ByDirectory[top] = c
-		all[i].path = join(d.Path, all[i].path)
+		all[i].path = join(dir, all[i].path)
 	}
+	return all
+}
+
+// rootChanges are the changes of the root files (the promoted-commit file, the ownership record).
+func rootChanges(ins *gitrepo.Inspection, d Desired) []pending {
+	var all []pending
 	for name, content := range d.RootFiles {
 		cur, ok := ins.RootFiles[name]
 		switch {
@@ -222,18 +247,16 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 			all = append(all, pending{path: name, action: ActionDelete})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
-	for _, c := range all {
-		p.Counts.add(c.action)
-	}
-	listed := all
-	if len(listed) > opts.MaxChanges {
-		listed = listed[:opts.MaxChanges]
-		p.Omitted = len(all) - opts.MaxChanges
-	}
+	return all
+}
+
+// diffs reads the old content of the listed updates and deletes in one call and makes each change's
+// diff: the content of a created file, a unified diff for an update, the removed content for a delete
+// (so that a reviewer and a policy see what leaves), each cut past limit.
+func diffs(listed []pending, ins *gitrepo.Inspection, d Desired, read BlobReader, limit int) (map[string]Change, error) {
 	var ids []string
 	for _, c := range listed {
-		if c.action == ActionUpdate && c.old != "" {
+		if c.action != ActionCreate && c.old != "" {
 			ids = append(ids, c.old)
 		}
 	}
@@ -244,28 +267,38 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 			return nil, err
 		}
 	}
-	p.Changes = make(map[string]Change, len(listed))
+	out := make(map[string]Change, len(listed))
 	for _, c := range listed {
 		ch := Change{Action: c.action}
 		if c.rel != "" {
 			var err error
-			if c.content, err = content(c.rel); err != nil {
+			if c.content, err = d.content(c.rel); err != nil {
 				return nil, err
 			}
 		}
+		before := string(old[c.old])
+		if c.old == "" { // a root file: its old content came with the inspection
+			before = string(ins.RootFiles[c.path])
+		}
 		switch c.action {
 		case ActionCreate:
-			ch.Diff = cut(string(c.content), opts.MaxDiffBytes)
+			ch.Diff = cut(string(c.content), limit, "writes")
 		case ActionUpdate:
-			before := string(old[c.old])
-			if c.old == "" { // a root file: its old content came with the inspection
-				before = string(ins.RootFiles[c.path])
-			}
-			ch.Diff = cut(UnifiedDiff(c.path, before, string(c.content)), opts.MaxDiffBytes)
+			ch.Diff = cut(UnifiedDiff(c.path, before, string(c.content)), limit, "writes")
+		case ActionDelete:
+			ch.Diff = cut(before, limit, "deletes")
 		}
-		p.Changes[c.path] = ch
+		out[c.path] = ch
 	}
-	return p, nil
+	return out, nil
+}
+
+// content is a desired file's content: from Files, or from the tree a plan loaded (TreeStore).
+func (d Desired) content(rel string) ([]byte, error) {
+	if d.Files != nil || d.Built == nil {
+		return d.Files[rel], nil
+	}
+	return d.Built.File(rel)
 }
 
 // TreeID is the managed tree id of the desired files: what the branch holds under the path once they are
@@ -281,8 +314,9 @@ func (d Desired) TreeID() (string, error) {
 	return t.ID(), nil
 }
 
-// cut shortens s to at most limit bytes at a line end and says how much was left out.
-func cut(s string, limit int) string {
+// cut shortens s to at most limit bytes at a line end and says how much was left out, and that the apply
+// still writes (or deletes) the whole file.
+func cut(s string, limit int, verb string) string {
 	if len(s) <= limit {
 		return s
 	}
@@ -290,5 +324,5 @@ func cut(s string, limit int) string {
 	if i := strings.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i+1]
 	}
-	return fmt.Sprintf("%s[... cut: %d of %d bytes shown; the apply writes the whole file]\n", head, len(head), len(s))
+	return fmt.Sprintf("%s[... cut: %d of %d bytes shown; the apply %s the whole file]\n", head, len(head), len(s), verb)
 }

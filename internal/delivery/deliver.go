@@ -25,6 +25,8 @@ type DeliverRequest struct {
 	// PromotedChanged is true when the change moves the promoted commit (the pull request gets LabelPromoted).
 	PromotedChanged  bool
 	PromotedCommitID string
+	// Removal is true for the apply of a destroy: the pull request says so, whatever title is configured.
+	Removal bool
 }
 
 // DeliverResult is what an apply did.
@@ -56,9 +58,9 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 	title, body := githubpr.Describe(githubpr.Summary{
 		Base: req.Apply.Branch, Path: req.Apply.Path,
 		Added: res.Changes.Added, Modified: res.Changes.Modified, Removed: res.Changes.Removed,
-		PromotedCommitID: req.PromotedCommitID, PromotedChanged: req.PromotedChanged,
+		PromotedCommitID: req.PromotedCommitID, PromotedChanged: req.PromotedChanged, Removal: req.Removal,
 	})
-	if req.Title != "" {
+	if req.Title != "" && !req.Removal {
 		title = req.Title
 	}
 	pr, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{

@@ -162,7 +162,7 @@ func TestCompute_ChangeSet(t *testing.T) {
 	wantChanges := map[string]Change{
 		"clusters/drone/dev/deploy.yaml":      {Action: ActionUpdate, Diff: "--- a/clusters/drone/dev/deploy.yaml\n+++ b/clusters/drone/dev/deploy.yaml\n@@ -1 +1 @@\n-replicas: 1\n+replicas: 2\n"},
 		"clusters/new/y.yaml":                 {Action: ActionCreate, Diff: "y: 1\n"},
-		"clusters/old/x.yaml":                 {Action: ActionDelete},
+		"clusters/old/x.yaml":                 {Action: ActionDelete, Diff: "x\n"}, // a delete shows what leaves
 		".github/tracking/Promoted_Commit_Id": {Action: ActionCreate, Diff: strings.Repeat("a", 40)},
 	}
 	if !reflect.DeepEqual(p.Changes, wantChanges) {
@@ -211,6 +211,28 @@ func TestCompute_CapAndCut(t *testing.T) {
 	c := p.Changes["ct/a.yaml"]
 	if !strings.HasPrefix(c.Diff, "k: v\nk: v\n") || !strings.Contains(c.Diff, "[... cut: 60 of 500 bytes shown; the apply writes the whole file]") {
 		t.Errorf("cut content %q", c.Diff)
+	}
+	// A delete's diff is the removed content, cut the same way.
+	gone, err := Compute(inspection(want, nil), Desired{Files: map[string][]byte{}}, Options{MaxChanges: 10, MaxDiffBytes: 64}, reader(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := gone.Changes["ct/a.yaml"]; c.Action != ActionDelete || !strings.HasPrefix(c.Diff, "k: v\nk: v\n") ||
+		!strings.Contains(c.Diff, "[... cut: 60 of 500 bytes shown; the apply deletes the whole file]") {
+		t.Errorf("cut deletion %+v", c)
+	}
+}
+
+// A root file's deletion shows the content the inspection read.
+func TestCompute_RootFileDeletionShowsContent(t *testing.T) {
+	t.Parallel()
+	promoted := strings.Repeat("b", 40)
+	p, err := Compute(inspection(nil, map[string]string{PromotedCommitFile: promoted}), Desired{Files: map[string][]byte{}, DeleteRootFiles: []string{PromotedCommitFile}}, Options{}, reader(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Changes[PromotedCommitFile]; c.Action != ActionDelete || c.Diff != promoted {
+		t.Errorf("%+v", p.Changes)
 	}
 }
 

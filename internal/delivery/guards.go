@@ -74,7 +74,7 @@ func MissingBranch(branch string, existing []string) error {
 			list += fmt.Sprintf(" and %d more", len(existing)-len(shown))
 		}
 	}
-	return fmt.Errorf("branch %q does not exist (%s). Check the branch name; to create it from the default branch, set create_branch = true", branch, list)
+	return fmt.Errorf("branch %q does not exist (%s). Check the branch name; to create it as a new branch that holds only this resource's files, set create_branch = true", branch, list)
 }
 
 func quoteAll(ss []string) string {

@@ -28,6 +28,10 @@ type CommitMessage struct {
 	Render bool
 	// PromotedCommitID is the promoted commit the resource writes ("" for none).
 	PromotedCommitID string
+	// Removal is true for the commit of a destroy: "Remove clusters from branch main (resource destroyed): 8 removed".
+	Removal bool
+	// MovedTo, for a removal, names the location the resource moved to: "(moved to envs/dev on branch main)".
+	MovedTo string
 }
 
 // Describe is the message of the commit that makes ch:
@@ -45,6 +49,13 @@ func (m CommitMessage) Describe(ch gitrepo.Changes) string {
 		verb = "Update"
 	}
 	subject := fmt.Sprintf("%s %s on %s: %s", verb, displayPath(m.Path), m.Branch, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
+	if m.Removal {
+		why := "resource destroyed"
+		if m.MovedTo != "" {
+			why = "moved to " + m.MovedTo
+		}
+		subject = fmt.Sprintf("Remove %s from branch %s (%s): %s", displayPath(m.Path), m.Branch, why, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
+	}
 	promotedWritten := m.PromotedCommitID != "" && slices.Contains(ch.Root, PromotedCommitFile)
 	if promotedWritten {
 		subject += "; promote " + shortID(m.PromotedCommitID)

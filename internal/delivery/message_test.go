@@ -88,8 +88,16 @@ func TestResource_DefaultMessageIsGenerated(t *testing.T) {
 	if req := r.DeliverRequest(want, "chore: render dev", nil, "", false); req.Apply.Describe != nil || req.Apply.Message != "chore: render dev" {
 		t.Errorf("a configured message is replaced: %+v", req.Apply)
 	}
-	removal, msg := r.Removal()
-	if req := r.DeliverRequest(removal, msg, nil, "", true); req.Apply.Describe != nil || req.Apply.Message != RemovalCommitMessage {
-		t.Errorf("the removal message is replaced: %+v", req.Apply)
+	// A removal says that it is one, whatever message is configured.
+	for _, msg := range []string{DefaultCommitMessage, "Kalypso: schedule dev"} {
+		r.Message = msg
+		req := r.RemovalRequest()
+		if req.Apply.Describe == nil || !req.Removal || !req.Apply.NoCreate {
+			t.Fatalf("%q: removal request %+v", msg, req)
+		}
+		got := req.Apply.Describe(gitrepo.Changes{Removed: []string{"drone/README.md", "large/t/namespace.yaml"}, Root: []string{"clusters/" + OwnerMarker}})
+		if !strings.HasPrefix(got, "Remove clusters from branch dev (resource destroyed): 2 removed\n\nCluster types: drone (1 removed), large (1 removed)\n") {
+			t.Errorf("%q: removal message %q", msg, got)
+		}
 	}
 }

@@ -86,6 +86,11 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 			"the files under path on branch %q are now Git tree %s, but the plan was made against tree %s. "+
 				"Nothing was written. Run terraform plan again (with refresh) and review the new changes before applying", readBranch, ins.ManagedTree, req.LastTree)}
 	}
+	if ins.PathFile != "" {
+		return nil, &Error{Attribute: "path", Summary: "path names a file", Err: fmt.Errorf(
+			"%q is a file on branch %q, so path %q cannot be a directory there; the apply would delete that file, which no plan lists. "+
+				"Nothing was written. Choose a path that is a directory or does not exist yet, or remove the file first", ins.PathFile, readBranch, displayPath(req.Desired.Path))}
+	}
 	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
 		hint := ""
 		if req.PullRequest {
@@ -108,6 +113,14 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
 	return p, nil
+}
+
+// pathIsFile is the error of a refresh (an import) whose path is, or lies below, file on the branch: the
+// resource manages a directory.
+func pathIsFile(file, path, branch string) *Error {
+	return &Error{Attribute: "path", Summary: "Path is a file", Err: fmt.Errorf(
+		"%q is a file on branch %q, so path %q is not a directory; kalypso_gitops_commit manages the files under a directory. "+
+			"Use the directory that holds it (or a new one). Nothing was written", file, branch, displayPath(path))}
 }
 
 // checkHead refuses, before anything is computed, a head branch the resource may not write.
@@ -176,6 +189,9 @@ func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshReque
 	}
 	if err != nil {
 		return nil, gitError("Cannot read the Git repository", err)
+	}
+	if ins.PathFile != "" {
+		return nil, pathIsFile(ins.PathFile, req.Path, branch)
 	}
 	out := &Refreshed{Inspection: ins, PullRequest: pr}
 	if req.Files {

@@ -14,9 +14,6 @@ const (
 	// DefaultCommitMessage is commit_message's default: an apply then generates its message from the change
 	// (CommitMessage).
 	DefaultCommitMessage = "Update GitOps repository (kalypso_gitops_commit)"
-	// RemovalCommitMessage is the message of the commit that removes a destroyed resource's files, unless
-	// a message other than DefaultCommitMessage is configured.
-	RemovalCommitMessage = "Remove files managed by kalypso_gitops_commit"
 	// PullRequestNone is the pull-request state recorded when an apply had nothing to propose.
 	PullRequestNone = "none"
 )
@@ -83,17 +80,23 @@ func (r Resource) Desired(files map[string][]byte, recordedTree string, priorPro
 }
 
 // Removal is what destroying the resource delivers: nothing under its path, no ownership record, and no
-// promoted-commit file when it wrote one. The message is RemovalCommitMessage unless one is configured.
-func (r Resource) Removal() (Desired, string) {
+// promoted-commit file when it wrote one.
+func (r Resource) Removal() Desired {
 	d := Desired{Path: r.Path, Files: map[string][]byte{}, DeleteRootFiles: []string{MarkerPath(r.Path)}}
 	if r.PromotedCommitID != nil {
 		d.DeleteRootFiles = append(d.DeleteRootFiles, PromotedCommitFile)
 	}
-	msg := r.Message
-	if msg == "" || msg == DefaultCommitMessage {
-		msg = RemovalCommitMessage
-	}
-	return d, msg
+	return d
+}
+
+// RemovalRequest is the apply of a destroy. Its commit (and pull request) always says that it is a
+// removal, whatever commit_message holds: a configured message describes the resource's updates, and a
+// removal under an update's message hides from `git log` that the environment was emptied.
+func (r Resource) RemovalRequest() DeliverRequest {
+	req := r.DeliverRequest(r.Removal(), "", r.PromotedCommitID, "", true)
+	req.Removal = true
+	req.Apply.Describe = CommitMessage{Path: r.Path, Branch: r.Branch, Render: r.Render, Removal: true}.Describe
+	return req
 }
 
 // PlanRequest is the plan of want against the branch. lastTree is the managed tree the refreshed state

@@ -174,16 +174,13 @@ func TestResource_Desired(t *testing.T) {
 func TestResource_Removal(t *testing.T) {
 	t.Parallel()
 	promoted := strings.Repeat("d", 40)
-	d, msg := Resource{Path: "clusters", PromotedCommitID: &promoted, Message: DefaultCommitMessage}.Removal()
-	if msg != RemovalCommitMessage || len(d.Files) != 0 || d.Files == nil ||
+	d := Resource{Path: "clusters", PromotedCommitID: &promoted, Message: DefaultCommitMessage}.Removal()
+	if len(d.Files) != 0 || d.Files == nil ||
 		!reflect.DeepEqual(d.DeleteRootFiles, []string{"clusters/" + OwnerMarker, PromotedCommitFile}) {
-		t.Errorf("%+v %q", d, msg)
+		t.Errorf("%+v", d)
 	}
-	if _, msg := (Resource{Message: "chore: remove dev"}).Removal(); msg != "chore: remove dev" {
-		t.Errorf("a configured message is kept: %q", msg)
-	}
-	if d, msg := (Resource{}).Removal(); msg != RemovalCommitMessage || !reflect.DeepEqual(d.DeleteRootFiles, []string{OwnerMarker}) {
-		t.Errorf("%+v %q", d, msg)
+	if d := (Resource{}).Removal(); !reflect.DeepEqual(d.DeleteRootFiles, []string{OwnerMarker}) {
+		t.Errorf("%+v", d)
 	}
 }
 

@@ -211,6 +211,8 @@ type Summary struct {
 	Removed          []string
 	PromotedCommitID string
 	PromotedChanged  bool
+	// Removal is true when the change removes a destroyed resource's files.
+	Removal bool
 }
 
 // Describe returns a title and a Markdown body summarising the assignment
@@ -249,7 +251,13 @@ func Describe(s Summary) (title, body string) {
 		title = fmt.Sprintf("Kalypso: promote %s to %s", s.Base, s.PromotedCommitID)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Assignment changes rendered by Terraform for `%s` on `%s`.\n\n", displayPath(s.Path), s.Base)
+	if s.Removal {
+		title = fmt.Sprintf("Kalypso: remove %s from %s (resource destroyed, %d file%s)", displayPath(s.Path), s.Base, n, plural(n))
+		fmt.Fprintf(&b, "Removal of the files under `%s` on `%s`: the kalypso_gitops_commit that wrote them was destroyed. "+
+			"Merging this pull request empties that path, and clusters prune what leaves their folders.\n\n", displayPath(s.Path), s.Base)
+	} else {
+		fmt.Fprintf(&b, "Assignment changes rendered by Terraform for `%s` on `%s`.\n\n", displayPath(s.Path), s.Base)
+	}
 	if len(names) > 0 {
 		b.WriteString("| cluster type | added | modified | removed |\n|---|---:|---:|---:|\n")
 		for _, name := range names {

@@ -63,6 +63,9 @@ type Inspection struct {
 	RootFiles map[string][]byte
 	// Markers lists the ancestors of the path (root-relative, "." for the root) that hold a file named Marker.
 	Markers []string
+	// PathFile is the root-relative file that stands where the path (or one of its parent directories)
+	// would be, "" when there is none: an apply would replace that file with a directory.
+	PathFile string
 
 	// Diff reads the path's trees from here.
 	client  *Client
@@ -75,6 +78,12 @@ type Inspection struct {
 // records above the path and, with ListFiles, every file's blob id (no content). A missing branch is not an error: Inspection says so
 // and lists the branches that exist.
 func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
+	return withCacheRecovery(ctx, c, req.RepoURL, func() (*Inspection, error) { return c.inspect(ctx, req) })
+}
+
+// inspect is Inspect without the cache recovery.
+
+func (c *Client) inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: c.scrub().Error(err)}
 	}
@@ -137,6 +146,8 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 		if out.ManagedTree, err = managedTreeID(s, sub); err != nil {
 			return err
 		}
+	} else if out.PathFile, err = fileInTheWay(s, root, dir); err != nil {
+		return err
 	}
 	if req.Marker != "" && dir != "" {
 		segs := strings.Split(dir, "/")
@@ -171,6 +182,25 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 		}
 	}
 	return nil
+}
+
+// fileInTheWay returns the first prefix of dir (root-relative) that is a file of tree root, or "".
+func fileInTheWay(s *session, root plumbing.Hash, dir string) (string, error) {
+	if dir == "" || root.IsZero() {
+		return "", nil
+	}
+	segs := strings.Split(dir, "/")
+	for i := range segs {
+		parent := strings.Join(segs[:i], "/")
+		ok, err := hasFile(s, root, parent, segs[i])
+		if err != nil || ok {
+			return strings.Join(segs[:i+1], "/"), err
+		}
+		if _, found, err := subtree(s.repo.Storer, root, strings.Join(segs[:i+1], "/")); err != nil || !found {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // hasFile reports whether directory dir of tree root holds a regular file name.

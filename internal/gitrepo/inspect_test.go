@@ -50,3 +50,16 @@ func TestInspect_RepeatedInspectionsSeeTheBranch(t *testing.T) {
 		t.Fatalf("after a commit: %v (before %v)", third, first)
 	}
 }
+
+// A file where the path, or one of its parents, would be a directory is reported, not read as an empty path.
+func TestInspect_PathFile(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", map[string]string{"clusters": "a file", "apps/team/x.yaml": "x"})
+	c := &gitrepo.Client{}
+	for dir, want := range map[string]string{"clusters": "clusters", "clusters/dev": "clusters", "apps/team/x.yaml": "apps/team/x.yaml", "apps/team/x.yaml/y": "apps/team/x.yaml", "apps": "", "new/dir": "", "apps/other": ""} {
+		ins, err := c.Inspect(context.Background(), gitrepo.InspectRequest{RepoURL: "file://" + repo, Branch: "main", Path: dir})
+		if err != nil || ins.PathFile != want {
+			t.Errorf("path %q: PathFile %q, %v; want %q", dir, ins.PathFile, err, want)
+		}
+	}
+}

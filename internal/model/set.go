@@ -5,6 +5,9 @@ package model
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Set is a decoded collection of Kalypso objects, indexed by kind and name.
@@ -40,9 +43,29 @@ func Parse(inputs []string) (*Set, Diagnostics) {
 // ParseDocuments decodes documents that were already split, for example by a control-plane reader.
 func ParseDocuments(docs []Document) (*Set, Diagnostics) {
 	set := &Set{Sources: map[string]map[string]Source{}}
+	// Decoding is most of a parse (a fleet of 700 documents took 55 ms on one core) and each document
+	// decodes alone: decode on every core, then add in order, so that diagnostics keep their order. (model
+	// imports no package of the module, so the loop is written here rather than with internal/parallel.)
+	type decoded struct {
+		entry *Entry
+		diags Diagnostics
+	}
+	out := make([]decoded, len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				out[i].entry, out[i].diags = DecodeDocument(docs[i])
+			}
+		}()
+	}
+	wg.Wait()
 	var diags Diagnostics
-	for _, doc := range docs {
-		entry, ds := DecodeDocument(doc)
+	for _, d := range out {
+		entry, ds := d.entry, d.diags
 		diags = append(diags, ds...)
 		if entry == nil || ds.HasError() {
 			continue

@@ -162,6 +162,14 @@ func parseAzureKey(raw string) azureKey {
 // CopyConfig first. Rendering shares it because templates rarely modify config, and copying it for
 // each of 100k assignments was a tenth of a render.
 func (s *Sources) ComposeShared(t Target) map[string]interface{} {
+	data, _ := s.ComposeSharedKey(t)
+	return data
+}
+
+// ComposeSharedKey is ComposeShared with the key of the composed config: assignments with the same key
+// get the same map, so whatever depends only on the config (its validation against a schema) is done
+// once per key.
+func (s *Sources) ComposeSharedKey(t Target) (map[string]interface{}, string) {
 	// The signature lists the matching platform maps, then the matching azure keys of each matching azure
 	// map, as uvarint(index+1), with 0 closing each group; a uvarint of a positive number has no 0 byte.
 	sig := make([]byte, 0, 32)
@@ -180,12 +188,13 @@ func (s *Sources) ComposeShared(t Target) map[string]interface{} {
 		}
 		sig = append(sig, 0)
 	}
-	cached, ok := s.composed.Load(string(sig))
+	key := string(sig)
+	cached, ok := s.composed.Load(key)
 	if !ok {
-		cached, _ = s.composed.LoadOrStore(string(sig), s.compose(t))
+		cached, _ = s.composed.LoadOrStore(key, s.compose(t))
 	}
 	data, _ := cached.(map[string]interface{})
-	return data
+	return data, key
 }
 
 // Holder is a ConfigMap entry that feeds a key of an assignment's platform config.

@@ -35,6 +35,8 @@ type terraformCLI struct {
 	t        *testing.T
 	dir      string
 	reattach string
+	// bin is the CLI run: "terraform", or an OpenTofu binary (tofuBinary).
+	bin string
 	// lastPlan is the output of the last plan, with its warnings.
 	lastPlan string
 }
@@ -71,13 +73,13 @@ func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &terraformCLI{t: t, dir: dir, reattach: string(reattach)}
+	return &terraformCLI{t: t, dir: dir, reattach: string(reattach), bin: "terraform"}
 }
 
 // run executes terraform and returns stdout; exitCode is returned for -detailed-exitcode callers.
 func (c *terraformCLI) run(args ...string) (string, int) {
 	c.t.Helper()
-	cmd := exec.Command("terraform", args...)
+	cmd := exec.Command(c.bin, args...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+c.reattach, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE=/dev/null")
 	var stdout, stderr bytes.Buffer

@@ -42,10 +42,12 @@ type gitopsCommitModel struct {
 	PullRequest           types.Object `tfsdk:"pull_request"`
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
-	MaxChanges            types.Int64  `tfsdk:"max_changes"`
-	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
+	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
+	MaxChanges            types.Number `tfsdk:"max_changes"`
+	MaxDeletePercent      types.Number `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
+	ChangesCounts         types.Object `tfsdk:"changes_counts"`
 	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
 	RenderSummary         types.Object `tfsdk:"render_summary"`
 	BaseTreeID            types.String `tfsdk:"base_tree_id"`
@@ -73,6 +75,7 @@ var (
 	gitopsPullRequestAttrTypes = map[string]attr.Type{"head_branch": types.StringType, "title": types.StringType, "labels": types.ListType{ElemType: types.StringType}}
 	gitopsRenderAttrTypes      = map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
 	gitopsChangeType           = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
+	gitopsCountsTypes          = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
 	// exit 2 without any drift (hashicorp/terraform#36403), which breaks drift detection.
 	gitopsRenderSummaryTypes = map[string]attr.Type{
@@ -99,10 +102,27 @@ func byDirectoryValue(cs *delivery.Plan) types.Map {
 	return types.MapValueMust(types.StringType, by)
 }
 
-// emptyChanges are the values of changes, changes_summary and changes_by_directory when nothing is pending.
-func emptyChanges() (types.Map, types.String, types.Map) {
-	empty := &delivery.Plan{}
-	return changesValue(empty), types.StringValue(empty.Counts.String(0)), byDirectoryValue(empty)
+// countsValue is changes_counts: one count per attribute, so that a policy parses no sentence. The counts
+// are decimal strings for the reason given at gitopsRenderSummaryTypes.
+func countsValue(c delivery.Counts) types.Object {
+	return types.ObjectValueMust(gitopsCountsTypes, map[string]attr.Value{
+		"create": types.StringValue(strconv.Itoa(c.Create)), "update": types.StringValue(strconv.Itoa(c.Update)), "delete": types.StringValue(strconv.Itoa(c.Delete)),
+	})
+}
+
+// setChanges fills changes, changes_summary, changes_counts and changes_by_directory from a change set.
+func (m *gitopsCommitModel) setChanges(cs *delivery.Plan) {
+	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), countsValue(cs.Counts), byDirectoryValue(cs)
+}
+
+// changesUnknown marks the change set unknown: an input is not known yet.
+func (m *gitopsCommitModel) changesUnknown() {
+	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.ObjectUnknown(gitopsCountsTypes), types.MapUnknown(types.StringType)
+}
+
+// changesFrom copies the change set attributes of another model (the state's).
+func (m *gitopsCommitModel) changesFrom(o *gitopsCommitModel) {
+	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = o.Changes, o.ChangesSummary, o.ChangesCounts, o.ChangesByDirectory
 }
 
 func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types.Object {
@@ -169,10 +189,10 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 	s := delivery.Resource{
 		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
 		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(), Render: !m.Render.IsNull(),
-		MaxChanges: int(m.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
+		MaxChanges: wholeNumber(m.MaxChanges), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
 	}
 	if !m.MaxDeletePercent.IsNull() {
-		s.MaxDeletePercent = int(m.MaxDeletePercent.ValueInt64())
+		s.MaxDeletePercent = wholeNumber(m.MaxDeletePercent)
 	}
 	if r.data != nil {
 		s.Author.Name, s.Author.Email = r.data.AuthorName, r.data.AuthorEmail
@@ -253,7 +273,16 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		if diags.HasError() {
 			return desired{}
 		}
-		return desired{files: e.deliveryFiles(), summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
+		files := e.deliveryFiles()
+		if len(files) == 0 {
+			// An apply would delete everything under path, and below MassDeletionMinFiles nothing else stops it.
+			diags.AddAttributeError(manifestsPath, "The render produced no files", fmt.Sprintf(
+				"kalypso_gitops_commit: render.manifests (%d strings) hold no cluster type, so environment %q renders no file, and an apply would "+
+					"delete every file under path. Pass the environment's Kalypso objects in render.manifests (empty strings and null elements hold none); "+
+					"to remove the files, destroy the resource instead.", len(manifests), rm.Environment.ValueString()))
+			return desired{}
+		}
+		return desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}
@@ -307,4 +336,13 @@ func (r *GitopsCommitResource) keepRender(ctx context.Context, d desired, t *git
 		return
 	}
 	tflog.Debug(ctx, "desired tree kept in the local render store", fields)
+}
+
+// wholeNumber is a number attribute's value (validators.WholeNumber has checked it); 0 when null or unknown.
+func wholeNumber(v types.Number) int {
+	if v.IsNull() || v.IsUnknown() {
+		return 0
+	}
+	n, _ := v.ValueBigFloat().Int64()
+	return int(n)
 }

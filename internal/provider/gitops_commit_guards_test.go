@@ -50,7 +50,8 @@ func TestAccGitopsCommit_RenderMode(t *testing.T) {
 	cfg := func(env, extra string) string {
 		return fmt.Sprintf(`
 resource "kalypso_gitops_commit" "test" {
-  repository_url     = %s
+  repository_url      = %s
+  deletion_protection = false # the test framework destroys what the test created
   branch             = "main"
   path               = "clusters"
   promoted_commit_id = %q
@@ -73,7 +74,10 @@ resource "kalypso_gitops_commit" "test" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionCreate),
-						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes").AtMapKey("clusters/old/stale.yaml"), gitopsChange("delete", `^$`)),
+						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes").AtMapKey("clusters/old/stale.yaml"), gitopsChange("delete", `^kind: ConfigMap\n$`)),
+						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes_counts"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"create": knownvalue.StringExact(fmt.Sprint(len(c.Expected) + 2)), "update": knownvalue.StringExact("0"), "delete": knownvalue.StringExact("1"),
+						})),
 						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes").AtMapKey("clusters/drone/README.md"), gitopsChange("create", "^"+regexp.QuoteMeta(readme))),
 						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes").AtMapKey(".github/tracking/Promoted_Commit_Id"), gitopsChange("create", "^"+c.PromotedCommit+"$")),
 						plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes_summary"), knownvalue.StringExact(fmt.Sprintf("%d to create, 0 to update, 1 to delete", len(c.Expected)+2))),
@@ -180,6 +184,7 @@ func TestAccGitopsCommit_OverlappingPaths(t *testing.T) {
 	whole := fmt.Sprintf(`
 resource "kalypso_gitops_commit" "whole" {
   repository_url = %s
+  deletion_protection = false # the test framework destroys what the test created
   branch         = "main"
   path           = "."
   files          = { "drone/README.md" = "drone", "README.md" = "# fleet\n" }
@@ -188,6 +193,7 @@ resource "kalypso_gitops_commit" "whole" {
 	large := fmt.Sprintf(`
 resource "kalypso_gitops_commit" "large" {
   repository_url = %s
+  deletion_protection = false # the test framework destroys what the test created
   branch         = "main"
   path           = "large"
   files          = { "README.md" = "large" }
@@ -258,6 +264,7 @@ func TestAccGitopsCommit_InvalidFiles(t *testing.T) {
 		return fmt.Sprintf(`
 resource "kalypso_gitops_commit" "test" {
   repository_url = %s
+  deletion_protection = false # the test framework destroys what the test created
   branch         = "main"
   files          = %s
 %s

@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -64,7 +64,6 @@ func (r *GitopsCommitResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Delivers a Kalypso environment (`render`) or a hand-made file set (`files`) to a path of a Git branch, " +
 			"in one commit per apply and no commit when nothing changed, or as one GitHub pull request.\n\n" +
@@ -84,13 +83,15 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"repository_url": schema.StringAttribute{
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
-					"`git_url_rewrites` apply. Credentials in the URL are rejected.",
-				Required: true, PlanModifiers: replace,
+					"`git_url_rewrites` apply. Credentials in the URL are rejected. Another spelling of the same repository (`file://` or a plain path, " +
+					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`) is an in-place update of " +
+					"`repository_url` and `id` that writes nothing; another repository is a move (see `path`).",
+				Required: true,
 			},
 			"branch": schema.StringAttribute{
 				MarkdownDescription: "Branch to write (the pull request's base in PR mode). It must exist unless `create_branch` is set; " +
 					"the name must follow `git check-ref-format`.",
-				Required: true, PlanModifiers: replace,
+				Required: true,
 			},
 			"create_branch": schema.BoolAttribute{
 				MarkdownDescription: "Create `branch` when it does not exist, as a new branch (without parent commit) that holds only this resource's files, " +
@@ -99,8 +100,12 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"path": schema.StringAttribute{
-				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root).",
-				Optional:            true, Computed: true, Default: stringdefault.StaticString("."), PlanModifiers: replace,
+				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root). A change of `path`, `branch` or " +
+					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
+					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). The apply " +
+					"writes the new location first, then removes the old one in a second commit. `deletion_protection` (as applied) and " +
+					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
+				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
 			"render": schema.SingleNestedAttribute{
 				MarkdownDescription: "Render mode: the resource runs the same engine as `provider::kalypso::environment_render` and delivers " +
@@ -172,26 +177,34 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"(and the promoted-commit file and ownership record it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
-			"max_changes": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path); `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
-				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, 100000)},
+			"deletion_protection": schema.BoolAttribute{
+				MarkdownDescription: "Refuse, at plan time, a destroy or a replacement that would delete files under `path`. Defaults to `true`: " +
+					"clusters prune what leaves their folders, so removing a resource (or renaming it in the configuration) would remove every " +
+					"workload of the environment. The plan's error names the files per directory and the two ways out: `retain_on_destroy = true` " +
+					"keeps the files, or `deletion_protection = false`, applied first, allows the deletion. An unprotected destroy's plan warns " +
+					"with the same counts, and its commit says it is a removal.",
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 			},
-			"max_delete_percent": schema.Int64Attribute{
+			"max_changes": schema.NumberAttribute{
+				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path), a whole number from 1 to 100000; `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
+				Optional:            true,
+				Validators:          []validator.Number{validators.WholeNumber(1, 100000)},
+			},
+			"max_delete_percent": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
 					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(0, 100)},
+				Validators: []validator.Number{validators.WholeNumber(0, 100)},
 			},
 			"changes": schema.MapNestedAttribute{
 				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +
-					"`delete`) and `diff` (a unified diff for an update, the content for a create, both cut with a note past 16 KiB; empty for a delete). " +
-					"Only changed files appear, at most `max_changes`. After an apply the state holds the applied change set until the next refresh, " +
-					"which empties it (so the first `terraform plan -refresh-only` after an apply reports that update).",
+					"`delete`) and `diff` (a unified diff for an update, the content for a create, the removed content for a delete, each cut with a note past 16 KiB). " +
+					"Only changed files appear, at most `max_changes`. After an apply the state keeps the applied change set as a record of that apply; " +
+					"a refresh leaves it, so `terraform plan -refresh-only` right after an apply is empty while the branch is unchanged.",
 				Computed: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"action": schema.StringAttribute{Computed: true, MarkdownDescription: "`create`, `update` or `delete`."},
-					"diff":   schema.StringAttribute{Computed: true, MarkdownDescription: "Unified diff, content of a new file, or empty."},
+					"diff":   schema.StringAttribute{Computed: true, MarkdownDescription: "Unified diff, content of a new file, or content of a deleted file."},
 				}},
 			},
 			"changes_summary": schema.StringAttribute{
@@ -199,6 +212,19 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`2 to create, 1 to update, 0 to delete`. Counts are strings here and below: a number in the state makes " +
 					"`terraform plan -refresh-only -detailed-exitcode` report drift that is not there (hashicorp/terraform#36403).",
 				Computed: true,
+			},
+			"changes_counts": schema.SingleNestedAttribute{
+				MarkdownDescription: "The counts of `changes_summary`, one attribute each, `{ create, update, delete }`, covering every changed file even past " +
+					"`max_changes`, so that a policy (OPA, Sentinel) reads them from `terraform show -json` without parsing a sentence " +
+					"(`to_number(changes_counts.delete)` in Rego). Each is a decimal string, not a number: with a number in the state, Terraform 1.11's " +
+					"`terraform plan -refresh-only -detailed-exitcode` exits 2 right after every apply although it prints \"No changes\" " +
+					"(OpenTofu exits 0), which would make drift detection alert on every workspace.",
+				Computed: true,
+				Attributes: map[string]schema.Attribute{
+					"create": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to create, for example `\"3\"`."},
+					"update": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to update."},
+					"delete": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to delete."},
+				},
 			},
 			"changes_by_directory": schema.MapAttribute{
 				MarkdownDescription: "The same counts per top-level directory under `path` (a cluster type's folder in a Kalypso GitOps repository).",
@@ -291,6 +317,7 @@ const (
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		r.planDestroy(ctx, req.State, "destroying the resource", &resp.Diagnostics)
 		return
 	}
 	var plan gitopsCommitModel
@@ -309,21 +336,33 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 		b, _ := req.Private.GetKey(ctx, renderRecordKey)
 		last = delivery.ParseRenderRecord(b)
+		if len(resp.RequiresReplace) > 0 {
+			// A replacement destroys first: the old location loses its files as on destroy.
+			if r.planDestroy(ctx, req.State, "replacing the resource (a change of "+replacedAttributes(resp.RequiresReplace)+")", &resp.Diagnostics); resp.Diagnostics.HasError() {
+				return
+			}
+		}
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
+		if r.claim(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 	}
-	prMode := !plan.PullRequest.IsNull()
-	if !prMode && !plan.PullRequest.IsUnknown() {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
+	var move *movePlan
+	if state != nil && plan.ID.ValueString() != "" && !plan.ID.IsUnknown() {
+		if move = r.planMove(ctx, state, &plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, move.record())...)
 	var diags diag.Diagnostics
 	d := r.desiredFiles(ctx, &plan, &diags, last)
-	cs, needFiles := r.planChanges(ctx, &plan, state, d, &diags)
+	cs, needFiles := r.planChanges(ctx, &plan, state, d, move, &diags)
 	if needFiles { // the branch no longer holds the recorded tree: render
 		diags = nil
 		d = r.desiredFiles(ctx, &plan, &diags, nil)
-		cs, _ = r.planChanges(ctx, &plan, state, d, &diags)
+		cs, _ = r.planChanges(ctx, &plan, state, d, move, &diags)
 	}
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -333,19 +372,22 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
-	if cs == nil || !cs.Empty() {
-		// Something will be written (or it is not known yet): the commit and PR outcome are known after apply.
+	decision := delivery.DecidePlan(delivery.PlanFacts{Known: cs != nil, Empty: cs != nil && cs.Empty(), HasState: state != nil,
+		PullRequest: !plan.PullRequest.IsNull() && !plan.PullRequest.IsUnknown(), PullRequestUnknown: plan.PullRequest.IsUnknown(), Moving: move != nil})
+	switch {
+	case decision.CommitUnknown:
 		plan.CommitSHA = types.StringUnknown()
-		if prMode {
-			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
-		}
-	} else if state != nil {
+	case decision.KeepRecorded:
 		tflog.Info(ctx, "nothing to write: the branch already holds the desired files under path")
-		// Nothing to write: keep what the last apply recorded, so that the plan is empty.
-		plan.CommitSHA, plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory, plan.BaseTreeID = state.CommitSHA, state.Changes, state.ChangesSummary, state.ChangesByDirectory, state.BaseTreeID
-		if prMode {
-			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
-		}
+		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
+		plan.changesFrom(state)
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+	}
+	if decision.PullRequestUnknown {
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
+	}
+	if decision.PullRequestNull {
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
 	if cs != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
@@ -354,23 +396,40 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
+// claim records the resource's location for this plan, refusing one that overlaps another resource of
+// the same provider configuration (delivery.Locations): two new resources have no ownership record on
+// the branch yet.
+func (r *GitopsCommitResource) claim(plan *gitopsCommitModel, diags *diag.Diagnostics) {
+	if r.data == nil || r.data.Locations == nil {
+		return
+	}
+	dir, err := gitrepo.CleanPath(plan.Path.ValueString())
+	if err != nil {
+		return // ValidateConfig reports it
+	}
+	key := r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString())
+	if err := r.data.Locations.Claim(key, plan.Branch.ValueString(), dir, plan.ID.ValueString()); err != nil {
+		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
+	}
+}
+
 // planChanges reads the branch and fills changes, changes_summary, base_tree_id and content_hash, or
 // marks them unknown when the desired tree is not known yet. It returns nil in that case or when diags
 // already hold an error, and needFiles when d skipped the render but the branch no longer holds the
 // recorded tree.
-func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
+func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, move *movePlan, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
 	if diags.HasError() {
 		return nil, false
 	}
 	if !d.known || !gitopsKnown(plan.RepositoryURL) || !gitopsKnown(plan.Branch) || !gitopsKnown(plan.Path) ||
 		plan.PromotedCommitID.IsUnknown() || plan.PullRequest.IsUnknown() || plan.MaxChanges.IsUnknown() || plan.MaxDeletePercent.IsUnknown() || plan.CreateBranch.IsUnknown() {
-		plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.MapUnknown(types.StringType)
+		plan.changesUnknown()
 		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
 		return nil, false
 	}
 	s := r.settings(ctx, plan, diags)
 	var lastTree, prState string
-	if state != nil {
+	if state != nil && move == nil { // a move plans against another location than the state's
 		lastTree, prState = state.ContentHash.ValueString(), state.PullRequestState.ValueString()
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
@@ -385,7 +444,10 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	d.cached.rememberTree(cs.Tree)
 	r.keepRender(ctx, d, cs.Tree)
-	plan.Changes, plan.ChangesSummary, plan.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), byDirectoryValue(cs)
+	if move != nil {
+		cs = cs.WithMove(move.old, move.key, s.MaxChanges, 0)
+	}
+	plan.setChanges(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
 }
@@ -396,6 +458,15 @@ func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRe
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	b, _ := req.Private.GetKey(ctx, moveKey)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, nil)...)
+	if rec := delivery.ParseMoveRecord(b); rec != nil {
+		// The new location is written: now the old one, as the plan listed it.
+		r.removeOld(ctx, req.State, req.Plan, rec, &resp.Diagnostics)
+	}
 }
 
 type privateSetter interface {
@@ -436,12 +507,65 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		state.Files = fv
 	}
 	rec := ins.Update(delivery.Recorded{ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PromotedCommitID: state.PromotedCommitID.ValueStringPointer()})
-	// Refresh resets the change set: nothing is pending against what the branch now holds. (The next plan
-	// computes a new one; a plan without refresh that finds nothing to change keeps the last apply's.)
-	state.ContentHash, state.BaseTreeID, state.CommitSHA = types.StringValue(rec.ContentHash), types.StringValue(rec.ContentHash), types.StringValue(rec.CommitSHA)
+	// The change set of the last apply (changes, its counts, base_tree_id) is a record of that apply, not
+	// something the branch holds: refresh leaves it, so that a refresh-only plan right after an apply is
+	// empty (drift detection runs exactly that). An out-of-band edit shows in content_hash and commit_sha;
+	// the next plan computes the change set that repairs it.
+	state.ContentHash, state.CommitSHA = types.StringValue(rec.ContentHash), types.StringValue(rec.CommitSHA)
+	if !gitopsKnown(state.BaseTreeID) { // imported: nothing was applied, the branch is the base of the next plan
+		state.BaseTreeID = state.ContentHash
+	}
 	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
-	state.Changes, state.ChangesSummary, state.ChangesByDirectory = emptyChanges()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// planDestroy states in a warning what removing the resource in state deletes from its branch, or
+// refuses it when deletion_protection is on (delivery.DecideDestroy).
+func (r *GitopsCommitResource) planDestroy(ctx context.Context, st tfsdk.State, why string, diags *diag.Diagnostics) {
+	var state gitopsCommitModel
+	if diags.Append(st.Get(ctx, &state)...); diags.HasError() {
+		return
+	}
+	id := state.ID.ValueString()
+	retain, protect := state.RetainOnDestroy.ValueBool(), deletionProtected(state)
+	s := r.settings(ctx, &state, diags)
+	m := &delivery.RemovalPlan{RepoURL: s.RepoURL, Branch: s.Branch, Path: s.Path}
+	if !retain {
+		var err error
+		if m, err = delivery.PlanRemoval(ctx, r.client(&state), s); err != nil {
+			if !protect {
+				diags.AddWarning("Cannot tell what the destroy deletes", fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, err))
+				return
+			}
+			diags.Append(deliveryDiag(id, err))
+			return
+		}
+	}
+	d := delivery.DecideDestroy(m, why, retain, protect)
+	if d.Refusal != nil {
+		diags.AddAttributeError(path.Root("deletion_protection"), "Deletion protection", fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, d.Refusal))
+		return
+	}
+	summary := "Files are deleted from the Git branch"
+	if retain || m.Gone {
+		summary = "No file is deleted from the Git branch"
+	}
+	diags.AddWarning(summary, fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, d.Warning))
+}
+
+// deletionProtected is deletion_protection as the state records it; a state written before the
+// attribute existed (null) is protected, as the default is.
+func deletionProtected(m gitopsCommitModel) bool {
+	return m.DeletionProtection.IsNull() || m.DeletionProtection.ValueBool()
+}
+
+// replacedAttributes names the attributes that force a replacement: "repository_url, path".
+func replacedAttributes(paths path.Paths) string {
+	names := make([]string, 0, len(paths))
+	for _, p := range paths {
+		names = append(names, p.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -456,9 +580,19 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
-	want, message := s.Removal()
+	if deletionProtected(state) {
+		// The plan refused a protected destroy; a replacement forced with -replace reaches here unplanned.
+		m, err := delivery.PlanRemoval(ctx, r.client(&state), s)
+		if err == nil && !m.Gone && m.Files > 0 {
+			err = delivery.DecideDestroy(m, "destroying the resource", false, true).Refusal
+		}
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Deletion protection", fmt.Sprintf("kalypso_gitops_commit %s: %s.", state.ID.ValueString(), err))
+			return
+		}
+	}
 	prior := state
-	diags, err := r.push(ctx, &state, &prior, s.DeliverRequest(want, message, s.PromotedCommitID, "", true))
+	diags, err := r.push(ctx, &state, &prior, s.RemovalRequest())
 	if errors.Is(err, gitrepo.ErrRepositoryNotFound) || errors.Is(err, gitrepo.ErrBranchNotFound) {
 		return // the repository or branch is already gone: nothing left to remove
 	}
@@ -473,15 +607,16 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 			fmt.Sprintf("kalypso_gitops_commit: %s. Use <repository_url>//<path>?ref=<branch>, for example https://github.com/org/fleet.git//clusters?ref=main.", err))
 		return
 	}
-	changes, summary, byDir := emptyChanges()
 	// The zero types.String, types.Int64 and types.Bool are null; null objects and maps need their types.
-	resp.Diagnostics.Append(resp.State.Set(ctx, &gitopsCommitModel{
+	imported := &gitopsCommitModel{
 		ID: types.StringValue(delivery.ID(repoURL, dir, branch)), RepositoryURL: types.StringValue(repoURL), Branch: types.StringValue(branch), Path: types.StringValue(dir),
-		CreateBranch: types.BoolValue(false), RetainOnDestroy: types.BoolValue(false), CommitMessage: types.StringValue(delivery.DefaultCommitMessage),
-		Files: types.MapValueMust(types.StringType, map[string]attr.Value{}), Changes: changes, ChangesSummary: summary, ChangesByDirectory: byDir,
+		CreateBranch: types.BoolValue(false), RetainOnDestroy: types.BoolValue(false), DeletionProtection: types.BoolValue(true), CommitMessage: types.StringValue(delivery.DefaultCommitMessage),
+		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
-	})...)
+	}
+	imported.setChanges(&delivery.Plan{})
+	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
 }
 
 // apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
@@ -529,8 +664,8 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	if m.BaseTreeID.IsUnknown() {
 		m.BaseTreeID = types.StringValue(baseTree)
 	}
-	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesByDirectory.IsUnknown() {
-		m.Changes, m.ChangesSummary, m.ChangesByDirectory = emptyChanges()
+	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesCounts.IsUnknown() || m.ChangesByDirectory.IsUnknown() {
+		m.setChanges(&delivery.Plan{})
 	}
 	if m.RenderSummary.IsUnknown() {
 		m.RenderSummary = renderSummaryValue(&m, d.summary)

@@ -69,6 +69,9 @@ func (c gitopsCfg) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider \"kalypso\" {\n%s\n}\n\n", c.Provider)
 	fmt.Fprintf(&b, "resource \"kalypso_gitops_commit\" \"test\" {\n  repository_url = %s\n  branch = %s\n", gitopsHCL(c.URL), gitopsHCL(c.Branch))
+	if !strings.Contains(c.Extra, "deletion_protection") {
+		b.WriteString("  deletion_protection = false # the test framework destroys what the test created\n")
+	}
 	if c.Path != "" {
 		fmt.Fprintf(&b, "  path = %s\n", gitopsHCL(c.Path))
 	}
@@ -257,9 +260,9 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ImportState:       true,
 				ImportStateId:     "file://" + repo + "//clusters?ref=main",
 				ImportStateVerify: true,
-				// commit_message is configuration only: it is not recorded in the repository in a way import can recover;
+				// commit_message and deletion_protection are configuration only: they are not recorded in the repository in a way import can recover;
 				// nor is the change set of the last apply (changes, changes_summary, changes_by_directory, base_tree_id).
-				ImportStateVerifyIgnore: []string{"commit_message", "changes", "changes_summary", "changes_by_directory", "base_tree_id"},
+				ImportStateVerifyIgnore: []string{"commit_message", "deletion_protection", "changes", "changes_summary", "changes_counts", "changes_by_directory", "base_tree_id"},
 			},
 		},
 	})
@@ -673,6 +676,7 @@ func TestAccGitopsCommit_TwoResourcesSameBranch(t *testing.T) {
 	config := fmt.Sprintf(`
 resource "kalypso_gitops_commit" "dev" {
   repository_url = %[1]s
+  deletion_protection = false # the test framework destroys what the test created
   branch         = "main"
   path           = "envs/dev"
   files          = { "drone/README.md" = "dev" }
@@ -680,6 +684,7 @@ resource "kalypso_gitops_commit" "dev" {
 
 resource "kalypso_gitops_commit" "prod" {
   repository_url = %[1]s
+  deletion_protection = false # the test framework destroys what the test created
   branch         = "main"
   path           = "envs/prod"
   files          = { "drone/README.md" = "prod" }

@@ -103,5 +103,14 @@ func controlPlaneReverseExample(t *testing.T) (config, bare string) {
 	config = string(example)
 	config = config[strings.Index(config, `provider "kalypso"`):]
 	bare = gitserver.NewBareRepo(t, "", "control-plane.git", "main")
-	return strings.ReplaceAll(config, "var.control_plane_repo", fmt.Sprintf("%q", "file://"+filepath.ToSlash(bare))), bare
+	config = strings.ReplaceAll(config, "var.control_plane_repo", fmt.Sprintf("%q", "file://"+filepath.ToSlash(bare)))
+	return gitopsUnprotected(config), bare
 }
+
+// gitopsUnprotected sets deletion_protection = false in every kalypso_gitops_commit of config: the test
+// framework destroys what a test created, which the default protection refuses.
+func gitopsUnprotected(config string) string {
+	return gitopsResourceOpen.ReplaceAllString(config, "$0\n  deletion_protection = false")
+}
+
+var gitopsResourceOpen = regexp.MustCompile(`resource "kalypso_gitops_commit" "[^"]+" \{`)

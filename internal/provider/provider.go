@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -96,6 +97,9 @@ type ProviderData struct {
 	GitTimeout time.Duration
 	// RenderLimits bound every render: its time, each template's time and output sizes.
 	RenderLimits RenderLimits
+	// Locations are where the kalypso_gitops_commit resources of this plan deliver: two that overlap are
+	// refused at plan, even when both are new. Each Configure (each Terraform walk) starts afresh.
+	Locations *delivery.Locations
 }
 
 // configuredProviderData is the body of every Configure: it returns the provider's data, or nil when
@@ -209,6 +213,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CacheDir:       firstNonEmpty(cfg.CacheDir.ValueString(), os.Getenv("KALYPSO_CACHE_DIR")),
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
+		Locations:      &delivery.Locations{},
 	}
 	data.GitTimeout = DefaultGitTimeout
 	if v := firstNonEmpty(cfg.GitTimeout.ValueString(), os.Getenv("KALYPSO_GIT_TIMEOUT")); v != "" {

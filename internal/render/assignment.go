@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
@@ -143,6 +145,25 @@ func (j *assignmentJob) limitDiagnostic(le *templating.LimitError, base model.Di
 	return base, true
 }
 
+// validationKey names the validation of one composed config against one compiled schema.
+type validationKey struct {
+	config string
+	schema *jsonschema.Schema
+}
+
+// validation is platformconfig.Validate(schema, config), computed once per render for each composed
+// config (key) and schema: validation is a pure function of the two, and most assignments share their
+// config with many others.
+func (j *assignmentJob) validation(key string, schema *jsonschema.Schema, config map[string]interface{}) *platformconfig.Violation {
+	k := validationKey{key, schema}
+	if v, ok := j.validated.Load(k); ok {
+		return v.(*platformconfig.Violation) //nolint:forcetypeassert // validated only ever holds *Violation
+	}
+	v := platformconfig.Validate(schema, config)
+	j.validated.Store(k, v)
+	return v
+}
+
 type assignmentJob struct {
 	engine       *Engine
 	yamlChecks   *yamlChecker
@@ -165,6 +186,8 @@ type assignmentJob struct {
 	cut         atomic.Bool // an assignment was skipped or stopped because the render was canceled or timed out
 	stopMu      sync.Mutex
 	stop        *model.Diagnostic
+	validated   sync.Map // validationKey -> *platformconfig.Violation
+	holderCache sync.Map // holdersKey -> []platformconfig.Holder
 }
 
 // render renders one assignment in three steps: validate its platform config and deployability, render
@@ -204,6 +227,8 @@ type assignmentRender struct {
 	t   *DeploymentTarget
 	src model.Source // the cluster type's, which every diagnostic of the assignment names
 	out renderedAssignment
+	// configKey is the key of the assignment's composed config (platformconfig.Sources.ComposeSharedKey).
+	configKey string
 }
 
 // fail adds a diagnostic about the assignment's cluster type.
@@ -218,8 +243,9 @@ func (s *assignmentRender) fail(sev model.Severity, summary, field, detail strin
 func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
 	// Shared with every assignment that matches the same sources; templating copies it before a template can modify it.
-	config = s.job.sources.ComposeShared(match)
-	if !s.validateConfig(match, config) {
+	config, key := s.job.sources.ComposeSharedKey(match)
+	s.configKey = key
+	if !s.validateConfig(match, config, key) {
 		return nil, false
 	}
 	if ds := s.job.deployability(s.a, s.t, s.ct, config); len(ds) > 0 {
@@ -236,7 +262,10 @@ func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 // validateConfig checks the config against every ConfigSchema whose labels match the assignment and
 // every schema of the deployment target. A violation is an error, or under config_validation = "warn"
 // a warning that skips the assignment.
-func (s *assignmentRender) validateConfig(match platformconfig.Target, config map[string]interface{}) bool {
+//
+// key is the composed config's (platformconfig.Sources.ComposeSharedKey): a config is validated against a
+// schema once per render, whatever the number of assignments that share it.
+func (s *assignmentRender) validateConfig(match platformconfig.Target, config map[string]interface{}, key string) bool {
 	type namedSchema struct {
 		name, text string
 		platform   string // the ConfigSchema's name; "" for a deployment target's (the Workload's) schema
@@ -265,7 +294,7 @@ func (s *assignmentRender) validateConfig(match platformconfig.Target, config ma
 			s.fail(model.SeverityError, "Invalid config schema", "", fmt.Sprintf("%s: %v", schema.name, err))
 			return false
 		}
-		if v := platformconfig.Validate(compiled, config); v != nil {
+		if v := s.job.validation(key, compiled, config); v != nil {
 			sev := model.SeverityError
 			if s.job.opts.ConfigValidation == ConfigValidationWarn {
 				sev = model.SeverityWarning

@@ -75,7 +75,7 @@ func loadBenchFleet(b *testing.B, size string) *benchFleet {
 // shapeSizes are the presets with costlier assignments (issue 13): single-label config maps that each
 // match a quarter of the cluster types, and the tutorial's own templates and config maps. 86k is there
 // to compare with.
-var shapeSizes = []string{"quarter-5.7k", "quarter-86k", "tutorial-5.9k", "86k"}
+var shapeSizes = []string{"quarter-5.7k", "quarter-86k", "tutorial-5.9k", "86k", "upstream-5.8k", "costlier-86k"}
 
 // runSizes runs fn as one sub-benchmark per preset, reporting allocations and the assignment count.
 func runSizes(b *testing.B, fn func(b *testing.B, f *benchFleet)) {

@@ -22,12 +22,20 @@ import (
 // is reported per template manifest, naming the first file and how many more are affected.
 const SummaryInvalidYAML = "Rendered file is not valid YAML"
 
-// yamlIssue is one template manifest whose output did not parse, in one assignment; or one problem of a
-// rendered document (checkDocuments), which describe turns into its diagnostic when the merge keeps it.
+// yamlIssue is one template manifest whose output did not parse, in one assignment.
 type yamlIssue struct {
-	key      string // template name and manifest index
-	diag     model.Diagnostic
-	describe func() model.Diagnostic
+	key  string // template name and manifest index
+	diag model.Diagnostic
+	// build, when set, makes diag: only the first issue of each key is shown, and an issue that thousands
+	// of assignments share (a non-string ConfigMap value at 86k) is formatted once instead of per assignment.
+	build func() model.Diagnostic
+}
+
+func (is yamlIssue) diagnostic() model.Diagnostic {
+	if is.build != nil {
+		return is.build()
+	}
+	return is.diag
 }
 
 // invalidYAML returns the first syntax error of text, read as a `---` stream of YAML documents, or nil.
@@ -59,8 +67,8 @@ func mergeDocIssues(rendered []renderedAssignment) model.Diagnostics {
 		" The same holds in %d more file(s).")
 }
 
-// mergeIssues keeps the first issue of each key (in assignment order, so the result does not depend on
-// which worker rendered what) and appends more, formatted with the number of other files the key affects.
+// mergeIssues keeps the first issue of each key and appends more, formatted with the number of
+// other files the key affects.
 func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment) []yamlIssue, more string) model.Diagnostics {
 	var order []string
 	first := map[string]model.Diagnostic{}
@@ -72,10 +80,7 @@ func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment)
 				continue
 			}
 			order = append(order, is.key)
-			if is.describe != nil {
-				is.diag = is.describe()
-			}
-			first[is.key] = is.diag
+			first[is.key] = is.diagnostic()
 		}
 	}
 	var out model.Diagnostics

@@ -430,10 +430,12 @@ func TestPresetAssignmentCounts(t *testing.T) {
 		"quarter-5.7k":  {DeploymentTargets: 150, Assignments: 5675},
 		"quarter-86k":   {DeploymentTargets: 435, Assignments: 85618},
 		"tutorial-5.9k": {DeploymentTargets: 260, Assignments: 5908, UnscheduledDeploymentTargets: 73},
+		"upstream-5.8k": {DeploymentTargets: 450, Assignments: 5639, UnscheduledDeploymentTargets: 111},
+		"costlier-86k":  {DeploymentTargets: 450, Assignments: 90332},
 	}
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && (name == "100k" || name == "86k" || name == "quarter-86k") {
+			if testing.Short() && (name == "100k" || name == "86k" || name == "quarter-86k" || name == "costlier-86k") {
 				t.Skip("large preset")
 			}
 			f := mustPreset(t, name)

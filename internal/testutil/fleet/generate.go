@@ -45,6 +45,9 @@ type Fleet struct {
 	Policies        []SchedulingPolicy
 	PlatformConfigs []PlatformConfig
 	PromotedCommit  string
+	// ConfigSchema, when set, is the JSON schema of a ConfigSchema document that applies to every
+	// platform config (ShapeUpstream).
+	ConfigSchema string
 	// Documents holds one YAML document per Kalypso object, in a stable order.
 	Documents []Document
 	// Expected is computed from the model with the reference selection rules.
@@ -102,6 +105,17 @@ func Generate(spec Spec) (Fleet, error) {
 		f.Workloads = g.tutorialWorkloads()
 		f.Policies = g.tutorialPolicies()
 		f.PlatformConfigs = g.tutorialConfigs(f.ClusterTypes)
+	case ShapeUpstream:
+		f.ClusterTypes = g.upstreamClusterTypes()
+		f.Workloads = g.tutorialWorkloads()
+		f.Policies = g.upstreamPolicies()
+		f.PlatformConfigs = g.upstreamConfigs(f.ClusterTypes)
+		f.ConfigSchema = upstreamSchema
+	case ShapeCostlier:
+		f.ClusterTypes = g.costlierClusterTypes()
+		f.Workloads = g.costlierWorkloads()
+		f.Policies = g.costlierPolicies()
+		f.PlatformConfigs = g.costlierConfigs()
 	default:
 		f.ClusterTypes = g.clusterTypes()
 		f.Workloads = g.workloads()
@@ -129,9 +143,9 @@ func (s Spec) validate() error {
 		errs = append(errs, fmt.Errorf("spec.ConfigMaps must not be negative, got %d", s.ConfigMaps))
 	}
 	switch s.Shape {
-	case ShapePresets, ShapeQuarterConfigs, ShapeTutorial:
+	case ShapePresets, ShapeQuarterConfigs, ShapeTutorial, ShapeUpstream, ShapeCostlier:
 	default:
-		errs = append(errs, fmt.Errorf("spec.Shape must be one of %q, %q, %q, got %q", ShapePresets, ShapeQuarterConfigs, ShapeTutorial, s.Shape))
+		errs = append(errs, fmt.Errorf("spec.Shape must be one of %q, %q, %q, %q, %q, got %q", ShapePresets, ShapeQuarterConfigs, ShapeTutorial, ShapeUpstream, ShapeCostlier, s.Shape))
 	}
 	if s.Breadth <= 0 || s.Breadth > 1 {
 		errs = append(errs, fmt.Errorf("spec.Breadth must be in (0, 1], got %v", s.Breadth))

@@ -34,6 +34,14 @@ var Presets = map[string]Spec{
 	// The tutorial's templates and config maps: 260 targets x 80 cluster types x 32 policies: 5,908
 	// assignments (73 targets unscheduled, as the tutorial's uat-test is in dev).
 	"tutorial-5.9k": {Shape: ShapeTutorial, ClusterTypes: 80, Workloads: 65, TargetsPerWorkload: 4, Policies: 32},
+
+	// Issue 22 (shapes.go). Shaped like the upstream operator's benchmark: the tutorial's templates, 30
+	// config maps, one config schema, 300 cluster types, 150 workloads x 3 targets, 60 policies: 5,639
+	// assignments (111 targets unscheduled: the observability services).
+	"upstream-5.8k": {Shape: ShapeUpstream, ClusterTypes: 300, Workloads: 150, TargetsPerWorkload: 3, Policies: 60, ConfigMaps: 30},
+	// The fleet issue 22 measured delivery on: 300 cluster types, 150 workloads x 3 targets in 15
+	// workspaces, 60 policies, 80 single-label config maps plus one environment-wide: 90,332 assignments.
+	"costlier-86k": {Shape: ShapeCostlier, ClusterTypes: 300, Workloads: 150, TargetsPerWorkload: 3, Policies: 60, ConfigMaps: 80},
 }
 
 // PresetNames lists the presets in a stable order.

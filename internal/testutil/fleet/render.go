@@ -64,6 +64,10 @@ func (f Fleet) render() []Document {
 	for _, ct := range f.ClusterTypes {
 		docs = append(docs, Document{Kind: "ClusterType", Name: ct.Name, Path: "cluster-types/" + ct.Name + ".yaml", YAML: clusterTypeYAML(ct)})
 	}
+	if f.ConfigSchema != "" {
+		docs = append(docs, Document{Kind: "ConfigSchema", Name: "platform-schema", Path: "configs/platform-schema.yaml",
+			YAML: "apiVersion: " + schedulerAPIVersion + "\nkind: ConfigSchema\nmetadata:\n  name: platform-schema\nspec:\n  schema: " + quoted(f.ConfigSchema) + "\n"})
+	}
 	for _, c := range f.PlatformConfigs {
 		docs = append(docs, Document{Kind: "ConfigMap", Name: c.Name, Path: "configs/" + c.Name + ".yaml", YAML: configMapYAML(c)})
 	}
@@ -79,7 +83,7 @@ func (f Fleet) render() []Document {
 	// Templates go last, and the config template, which has no final
 	// newline, last of all, so MultiDocument needs to add nothing to it.
 	templates := fixtureTemplates
-	if f.Spec.Shape == ShapeTutorial {
+	if f.Spec.Shape == ShapeTutorial || f.Spec.Shape == ShapeUpstream || f.Spec.Shape == ShapeCostlier {
 		templates = tutorialTemplates
 	}
 	for _, t := range templates {

@@ -211,3 +211,140 @@ func (g *generator) tutorialConfigs(clusterTypes []ClusterType) []PlatformConfig
 	}
 	return out
 }
+
+// Issue 22's shapes.
+const (
+	// ShapeUpstream is shaped like the upstream operator's own benchmark: the tutorial's templates, 30
+	// config maps (one global, one per region, one for restricted cluster types, the rest per cluster
+	// type), one config schema that every platform config is validated against, and the tutorial's kinds
+	// of cluster types, workloads and policies.
+	ShapeUpstream = "upstream"
+	// ShapeCostlier is the fleet issue 22 measured delivery on: cluster types labelled region (4 values),
+	// size (3), edge and tier (5), 70 % arc-flux and 30 % Argo CD; workloads in 15 workspaces whose targets
+	// are labelled purpose (5 values) and edge; policies that each place one purpose (half also edge) on one
+	// size (two in three also a region), half of them for one workspace; Spec.ConfigMaps single-label config maps
+	// on a cluster type key plus one environment-wide one, each holding two keys.
+	ShapeCostlier = "costlier"
+)
+
+// upstreamSchema is ShapeUpstream's config schema: the keys its config maps write, typed, and the two
+// that every platform config holds, required.
+const upstreamSchema = `{"type":"object","required":["ENVIRONMENT","REGION"],"properties":{` +
+	`"ENVIRONMENT":{"type":"string","enum":["Dev","Qa","Prod"]},"REGION":{"type":"string","minLength":2},` +
+	`"DATABASE_URL":{"type":"string","pattern":"^mysql://"},"CLUSTER_NAME":{"type":"string","maxLength":63},` +
+	`"SOME_COMMON_ENVIRONMENT_VARIABLE":{"type":"string","enum":["true","false"]}}}`
+
+// upstreamClusterTypes are the tutorial's kinds of cluster types, each also in one of upstreamRacks racks, so that a
+// policy can place a team's targets on a handful of cluster types, as upstream's benchmark does.
+func (g *generator) upstreamClusterTypes() []ClusterType {
+	out := g.tutorialClusterTypes()
+	for i := range out {
+		out[i].Labels["rack"] = fmt.Sprintf("rack-%02d", i%upstreamRacks)
+	}
+	return out
+}
+
+const upstreamRacks = 28
+
+// upstreamPolicies each place one team's targets of one purpose on the cluster types of one rack in one
+// region.
+func (g *generator) upstreamPolicies() []SchedulingPolicy {
+	out := make([]SchedulingPolicy, g.spec.Policies)
+	for i := range out {
+		out[i] = SchedulingPolicy{Name: fmt.Sprintf("policy-%03d", i), Workspace: tutorialAppTeams[i%len(tutorialAppTeams)]}
+		out[i].DeploymentTargetSelector.MatchLabels = map[string]string{"purpose": tutorialPurposes[(i/3)%3]}
+		out[i].ClusterTypeSelector.MatchLabels = map[string]string{"region": g.pick(tutorialRegions), "rack": fmt.Sprintf("rack-%02d", g.rng.IntN(upstreamRacks))}
+	}
+	return out
+}
+
+func (g *generator) upstreamConfigs(clusterTypes []ClusterType) []PlatformConfig {
+	out := g.tutorialConfigs(clusterTypes)
+	return out[:min(len(out), g.spec.ConfigMaps)]
+}
+
+var (
+	costlierRegions  = []string{"east-us", "west-us", "north-europe", "west-europe"}
+	costlierSizes    = []string{"small", "medium", "large"}
+	costlierTiers    = []string{"tier-1", "tier-2", "tier-3", "tier-4", "tier-5"}
+	costlierPurposes = []string{"functional-test", "performance-test", "uat-test", "integration-test", "load-test"}
+)
+
+func (g *generator) costlierClusterTypes() []ClusterType {
+	out := make([]ClusterType, g.spec.ClusterTypes)
+	for i := range out {
+		region, size := g.pick(costlierRegions), g.pick(costlierSizes)
+		ct := ClusterType{Name: fmt.Sprintf("%s-%s-%03d", region, size, i), Labels: map[string]string{
+			"region": region, "size": size, "edge": fmt.Sprint(g.chance(0.3)), "tier": g.pick(costlierTiers),
+		}}
+		if i%10 >= 7 {
+			ct.Reconciler = "argocd"
+		}
+		out[i] = ct
+	}
+	return out
+}
+
+func costlierWorkspaces() []string {
+	out := make([]string, 15)
+	for i := range out {
+		out[i] = fmt.Sprintf("team-%02d", i+1)
+	}
+	return out
+}
+
+func (g *generator) costlierWorkloads() []Workload {
+	ws := costlierWorkspaces()
+	out := make([]Workload, g.spec.Workloads)
+	for i := range out {
+		name := fmt.Sprintf("%s-%03d", appNames[i%len(appNames)], i)
+		w := Workload{Name: name, Registration: name, Workspace: ws[i%len(ws)], Labels: map[string]string{"type": "application"}}
+		for j := range g.spec.TargetsPerWorkload {
+			purpose := costlierPurposes[(i+j)%len(costlierPurposes)]
+			labels := map[string]string{"purpose": purpose, "edge": fmt.Sprint(g.chance(0.3))}
+			w.DeploymentTargets = append(w.DeploymentTargets, g.tutorialTarget(name, fmt.Sprintf("%s-%d", purpose, j), labels))
+		}
+		out[i] = w
+	}
+	return out
+}
+
+func (g *generator) costlierPolicies() []SchedulingPolicy {
+	ws := costlierWorkspaces()
+	out := make([]SchedulingPolicy, g.spec.Policies)
+	for i := range out {
+		p := SchedulingPolicy{Name: fmt.Sprintf("policy-%03d", i)}
+		p.DeploymentTargetSelector.MatchLabels = map[string]string{"purpose": costlierPurposes[i%len(costlierPurposes)]}
+		if i%2 == 1 {
+			p.DeploymentTargetSelector.MatchLabels["edge"] = fmt.Sprint(g.chance(0.5))
+		}
+		p.ClusterTypeSelector.MatchLabels = map[string]string{"size": g.pick(costlierSizes)}
+		if (i/2)%3 != 0 {
+			p.ClusterTypeSelector.MatchLabels["region"] = g.pick(costlierRegions)
+		}
+		if (i/4)%2 == 1 {
+			p.Workspace = g.pick(ws)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+func (g *generator) costlierConfigs() []PlatformConfig {
+	keys := []struct {
+		key    string
+		values []string
+	}{{"region", costlierRegions}, {"size", costlierSizes}, {"edge", []string{"true", "false"}}, {"tier", costlierTiers}}
+	out := []PlatformConfig{{Name: g.spec.Environment + "-config", Labels: map[string]string{},
+		Data: map[string]ConfigValue{"ENVIRONMENT": {Scalar: g.spec.Environment}, "LOG_LEVEL": {Scalar: "info"}}}}
+	for i := range g.spec.ConfigMaps {
+		k := keys[i%len(keys)]
+		value := k.values[(i/len(keys))%len(k.values)]
+		data := map[string]ConfigValue{}
+		for _, key := range g.pickN(quarterDataKeys, 2) {
+			data[key] = ConfigValue{Scalar: fmt.Sprintf("%s-%s-%d", strings.ToLower(key), value, i)}
+		}
+		out = append(out, PlatformConfig{Name: fmt.Sprintf("platform-%03d-%s-%s", i, k.key, value), Labels: map[string]string{k.key: value}, Data: data})
+	}
+	return out
+}

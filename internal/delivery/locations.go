@@ -1,0 +1,64 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Locations records, for one provider configuration, where the resources of one plan deliver: a
+// repository (gitrepo.RepositoryKey), a branch and a path. The ownership records on the branch
+// (OwnerMarker) catch an overlap with a resource that was applied; two resources created in the same
+// plan have written no record yet, so each plan claims its location here, and the second of two
+// overlapping claims is refused. Plans of all resources run in one provider process, and the claims of
+// one plan are made by the provider configuration's own instance, so nothing outlives the plan.
+type Locations struct {
+	mu     sync.Mutex
+	claims map[string][]claim // by repository key and branch
+}
+
+type claim struct {
+	path string // cleaned, "" for the root
+	id   string // the resource's id, as the user spelled its location
+}
+
+// Claim records that the resource id delivers to path of branch in the repository key, or returns the
+// refusal when another resource of this plan delivers to the same path, or to one that contains it or
+// lies inside it. The message is the same whichever of the two claims first.
+func (l *Locations) Claim(repoKey, branch, path, id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.claims == nil {
+		l.claims = map[string][]claim{}
+	}
+	k := repoKey + "\x00" + branch
+	for _, c := range l.claims[k] {
+		if c.id == id && c.path == path {
+			// Terraform may plan one resource more than once in a walk, and the provider is not told which
+			// resource it plans: a claim of the same location by the same spelling is taken for the same
+			// resource. (Two resources spelled exactly alike are not caught here, nor by the records.)
+			return nil
+		}
+		if Overlaps(c.path, path) {
+			ids := []string{c.id, id}
+			sort.Strings(ids)
+			return fmt.Errorf("two kalypso_gitops_commit resources of this configuration deliver to overlapping paths of branch %q: %s and %s. "+
+				"Each would delete the other's files on every apply, and clusters prune what is deleted. Nothing was written. Give each resource "+
+				"its own directory (for example clusters/a and clusters/b), or merge them into one resource", branch, ids[0], ids[1])
+		}
+	}
+	l.claims[k] = append(l.claims[k], claim{path: path, id: id})
+	return nil
+}
+
+// Overlaps reports whether one cleaned path ("" for the root) is the other or contains it.
+func Overlaps(a, b string) bool {
+	if a == b || a == "" || b == "" {
+		return true
+	}
+	return strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}

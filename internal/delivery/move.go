@@ -1,0 +1,166 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+)
+
+// A change of repository_url (to another repository), branch or path is a move: the plan shows the
+// changes at the new location and the deletions at the old one, and the apply writes the new location
+// first and removes the old one after, so that no path is emptied before its replacement exists.
+
+// Moved reports whether to is another location than from: another repository (key gives a
+// repository's key, gitrepo.Client.RepositoryKey), branch or path.
+func Moved(from, to Resource, key func(string) string) bool {
+	return key(from.RepoURL) != key(to.RepoURL) || from.Branch != to.Branch || from.Path != to.Path
+}
+
+// SameBranch reports whether two locations are on one branch of one repository.
+func SameBranch(a, b Resource, key func(string) string) bool {
+	return key(a.RepoURL) == key(b.RepoURL) && a.Branch == b.Branch
+}
+
+// MoveRecord is what the plan of a move keeps in the resource's planned private state for the apply: the
+// managed tree of the old location the deletions were listed against. The apply removes the old files
+// only while that location still holds exactly this tree.
+type MoveRecord struct {
+	Tree string `json:"tree"`
+}
+
+// Marshal encodes the record; nil when there is nothing to remove.
+func (m MoveRecord) Marshal() []byte {
+	if m.Tree == "" {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// ParseMoveRecord decodes a record written by Marshal, nil when there is none.
+func ParseMoveRecord(b []byte) *MoveRecord {
+	var m MoveRecord
+	if len(b) == 0 || json.Unmarshal(b, &m) != nil || m.Tree == "" {
+		return nil
+	}
+	return &m
+}
+
+// PlanMove reads what moving from the old location deletes there, listing the first limit files with
+// their content (the keys are those MoveChanges uses).
+func PlanMove(ctx context.Context, c *gitrepo.Client, from Resource, limit int) (*RemovalPlan, error) {
+	want := from.Removal()
+	ins, err := c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: from.RepoURL, Branch: from.Branch, Path: from.Path, RootFiles: want.DeleteRootFiles, ListFiles: true})
+	out := &RemovalPlan{RepoURL: from.RepoURL, Branch: from.Branch, Path: from.Path, ByDirectory: map[string]int{}}
+	if err == nil && !ins.BranchExists {
+		out.Gone = true
+		return out, nil
+	}
+	if err != nil {
+		return nil, gitError("Cannot read the old location of the moved resource", err)
+	}
+	out.count(ins)
+	out.Tree = ins.ManagedTree
+	names := make([]string, 0, len(ins.Managed))
+	for name := range ins.Managed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) > limit {
+		names = names[:limit]
+	}
+	ids := make([]string, 0, len(names))
+	for _, n := range names {
+		ids = append(ids, ins.Managed[n].Hash)
+	}
+	blobs := map[string][]byte{}
+	if len(ids) > 0 {
+		if blobs, err = c.ReadBlobs(from.RepoURL, ids); err != nil {
+			return nil, gitError("Cannot read the old location of the moved resource", err)
+		}
+	}
+	out.Listed = make(map[string]string, len(names))
+	for _, n := range names {
+		out.Listed[n] = string(blobs[ins.Managed[n].Hash])
+	}
+	return out, nil
+}
+
+// DecideMove applies the rules of a deletion to the old side of a move: deletion_protection (as the
+// state records it), retain_on_destroy (the old files stay) and the mass-deletion guard.
+func DecideMove(m *RemovalPlan, to string, retain, protection bool, maxDeletePercent int) DestroyDecision {
+	why := "moving the resource to " + to
+	d := DecideDestroy(m, why, retain, protection)
+	if d.Refusal != nil || retain || m.Gone {
+		return d
+	}
+	if err := CheckMassDeletion(m.Files, m.Files, maxDeletePercent); err != nil {
+		return DestroyDecision{Refusal: fmt.Errorf("%s %s. %w", why, m.what(), err)}
+	}
+	return d
+}
+
+// OldKey is the key in changes of a file of the old location: its root-relative path when the old
+// location is on the same branch as the new one, else prefixed with the old branch (and repository).
+func OldKey(from Resource, sameBranch, sameRepo bool, rel string) string {
+	p := join(from.Path, rel)
+	switch {
+	case sameBranch:
+		return p
+	case sameRepo:
+		return from.Branch + ":" + p
+	default:
+		return from.RepoURL + "@" + from.Branch + ":" + p
+	}
+}
+
+// WithMove adds the old side of a move to the change set p of the new location: every file under the old
+// path is counted as a delete, and the listed ones appear in Changes with their content, up to maxChanges
+// entries in all.
+func (p *Plan) WithMove(m *RemovalPlan, key func(rel string) string, maxChanges, maxDiffBytes int) *Plan {
+	if m == nil || m.Gone {
+		return p
+	}
+	if maxChanges <= 0 {
+		maxChanges = DefaultMaxChanges
+	}
+	if maxDiffBytes <= 0 {
+		maxDiffBytes = DefaultMaxDiffBytes
+	}
+	out := *p
+	out.Changes = make(map[string]Change, len(p.Changes)+len(m.Listed))
+	for k, v := range p.Changes {
+		out.Changes[k] = v
+	}
+	out.Counts.Delete += m.Files + len(m.RootFiles)
+	names := make([]string, 0, len(m.Listed))
+	for n := range m.Listed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	listed := 0
+	for _, n := range names {
+		if len(out.Changes) >= maxChanges {
+			break
+		}
+		out.Changes[key(n)] = Change{Action: ActionDelete, Diff: cut(m.Listed[n], maxDiffBytes, "deletes")}
+		listed++
+	}
+	out.Omitted += m.Files + len(m.RootFiles) - listed
+	return &out
+}
+
+// MoveRemovalRequest is the apply of the old side of a move: the removal of from's files, only while the
+// old path holds the tree the plan listed, with a message that says where the files moved.
+func (r Resource) MoveRemovalRequest(expectedTree, to string) DeliverRequest {
+	req := r.RemovalRequest()
+	req.Apply.ExpectedManagedTree = expectedTree
+	req.Apply.Describe = CommitMessage{Path: r.Path, Branch: r.Branch, Render: r.Render, Removal: true, MovedTo: to}.Describe
+	return req
+}

@@ -1,0 +1,63 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+)
+
+func TestMoved(t *testing.T) {
+	t.Parallel()
+	key := gitrepo.RepositoryKey
+	base := Resource{RepoURL: "file:///srv/fleet.git", Branch: "main", Path: "clusters"}
+	respelled := Resource{RepoURL: "/srv/fleet.git/", Branch: "main", Path: "clusters"}
+	if Moved(base, respelled, key) || !SameBranch(base, respelled, key) {
+		t.Error("a respelled URL is the same location")
+	}
+	for _, to := range []Resource{
+		{RepoURL: base.RepoURL, Branch: "dev", Path: "clusters"}, {RepoURL: base.RepoURL, Branch: "main", Path: "envs"}, {RepoURL: "file:///srv/other.git", Branch: "main", Path: "clusters"},
+	} {
+		if !Moved(base, to, key) {
+			t.Errorf("%+v is a move", to)
+		}
+	}
+	if OldKey(base, true, true, "a/b.yaml") != "clusters/a/b.yaml" || OldKey(base, false, true, "a/b.yaml") != "main:clusters/a/b.yaml" ||
+		OldKey(base, false, false, "a/b.yaml") != "file:///srv/fleet.git@main:clusters/a/b.yaml" {
+		t.Error("old keys")
+	}
+}
+
+// The old side of a move is counted in full and listed with its content up to the cap; the guards apply to it.
+func TestMove_ChangesAndGuards(t *testing.T) {
+	t.Parallel()
+	old := &RemovalPlan{Branch: "main", Path: "clusters", Files: 3, ByDirectory: map[string]int{"drone": 3}, RootFiles: []string{"clusters/" + OwnerMarker},
+		Tree: "t", Listed: map[string]string{"drone/a.yaml": "a", "drone/b.yaml": "b", "drone/c.yaml": "c"}}
+	p := &Plan{Changes: map[string]Change{"envs/drone/a.yaml": {Action: ActionCreate, Diff: "a"}}, Counts: Counts{Create: 1}}
+	got := p.WithMove(old, func(rel string) string { return "clusters/" + rel }, 3, 0)
+	if got.Counts != (Counts{Create: 1, Delete: 4}) || len(got.Changes) != 3 || got.Omitted != 2 || got.Changes["clusters/drone/a.yaml"] != (Change{Action: ActionDelete, Diff: "a"}) {
+		t.Errorf("%+v", got)
+	}
+	if len(p.Changes) != 1 {
+		t.Error("WithMove changed its receiver")
+	}
+	if d := DecideMove(old, "x//envs?ref=main", false, true, 50); d.Refusal == nil || !strings.Contains(d.Refusal.Error(), "moving the resource to x//envs?ref=main deletes 3 files") {
+		t.Errorf("protected: %+v", d)
+	}
+	if d := DecideMove(old, "x", true, true, 50); d.Refusal != nil {
+		t.Errorf("retained: %+v", d)
+	}
+	big := &RemovalPlan{Branch: "main", Path: "clusters", Files: 12, ByDirectory: map[string]int{"drone": 12}}
+	if d := DecideMove(big, "x", false, false, 50); d.Refusal == nil || !strings.Contains(d.Refusal.Error(), "max_delete_percent") {
+		t.Errorf("mass deletion: %+v", d)
+	}
+	if d := DecideMove(big, "x", false, false, 100); d.Refusal != nil || d.Warning == "" {
+		t.Errorf("allowed: %+v", d)
+	}
+	if rec := ParseMoveRecord(MoveRecord{Tree: "t"}.Marshal()); rec == nil || rec.Tree != "t" || ParseMoveRecord(nil) != nil || (MoveRecord{}).Marshal() != nil {
+		t.Error("move record")
+	}
+}
