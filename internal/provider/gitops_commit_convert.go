@@ -43,8 +43,8 @@ type gitopsCommitModel struct {
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
 	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
-	MaxChanges            types.Int64  `tfsdk:"max_changes"`
-	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
+	MaxChanges            types.Number `tfsdk:"max_changes"`
+	MaxDeletePercent      types.Number `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
 	ChangesCounts         types.Object `tfsdk:"changes_counts"`
@@ -189,10 +189,10 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 	s := delivery.Resource{
 		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
 		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(), Render: !m.Render.IsNull(),
-		MaxChanges: int(m.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
+		MaxChanges: wholeNumber(m.MaxChanges), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
 	}
 	if !m.MaxDeletePercent.IsNull() {
-		s.MaxDeletePercent = int(m.MaxDeletePercent.ValueInt64())
+		s.MaxDeletePercent = wholeNumber(m.MaxDeletePercent)
 	}
 	if r.data != nil {
 		s.Author.Name, s.Author.Email = r.data.AuthorName, r.data.AuthorEmail
@@ -336,4 +336,13 @@ func (r *GitopsCommitResource) keepRender(ctx context.Context, d desired, t *git
 		return
 	}
 	tflog.Debug(ctx, "desired tree kept in the local render store", fields)
+}
+
+// wholeNumber is a number attribute's value (validators.WholeNumber has checked it); 0 when null or unknown.
+func wholeNumber(v types.Number) int {
+	if v.IsNull() || v.IsUnknown() {
+		return 0
+	}
+	n, _ := v.ValueBigFloat().Int64()
+	return int(n)
 }

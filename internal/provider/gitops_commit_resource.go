@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -180,16 +179,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"with the same counts, and its commit says it is a removal.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 			},
-			"max_changes": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path); `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
+			"max_changes": schema.NumberAttribute{
+				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path), a whole number from 1 to 100000; `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, 100000)},
+				Validators:          []validator.Number{validators.WholeNumber(1, 100000)},
 			},
-			"max_delete_percent": schema.Int64Attribute{
+			"max_delete_percent": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
 					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(0, 100)},
+				Validators: []validator.Number{validators.WholeNumber(0, 100)},
 			},
 			"changes": schema.MapNestedAttribute{
 				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +

@@ -187,6 +187,7 @@ type assignmentJob struct {
 	stopMu      sync.Mutex
 	stop        *model.Diagnostic
 	validated   sync.Map // validationKey -> *platformconfig.Violation
+	holderCache sync.Map // holdersKey -> []platformconfig.Holder
 }
 
 // render renders one assignment in three steps: validate its platform config and deployability, render
@@ -226,6 +227,8 @@ type assignmentRender struct {
 	t   *DeploymentTarget
 	src model.Source // the cluster type's, which every diagnostic of the assignment names
 	out renderedAssignment
+	// configKey is the key of the assignment's composed config (platformconfig.Sources.ComposeSharedKey).
+	configKey string
 }
 
 // fail adds a diagnostic about the assignment's cluster type.
@@ -241,6 +244,7 @@ func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
 	// Shared with every assignment that matches the same sources; templating copies it before a template can modify it.
 	config, key := s.job.sources.ComposeSharedKey(match)
+	s.configKey = key
 	if !s.validateConfig(match, config, key) {
 		return nil, false
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -216,6 +217,16 @@ func scalarValue(s string) string {
 
 // unservedAPIVersion returns the warning text for a document of a Flux or Argo CD kind whose apiVersion
 // the current CRDs do not serve, or "".
+// unserved reports whether unservedAPIVersion has something to say about h, without formatting it.
+func unserved(h docHeader) bool {
+	group, version, ok := strings.Cut(h.apiVersion, "/")
+	if !ok {
+		return false
+	}
+	served, known := servedVersions[groupKind{group, h.kind}]
+	return known && !slices.Contains(served, version)
+}
+
 func unservedAPIVersion(h docHeader) string {
 	group, version, ok := strings.Cut(h.apiVersion, "/")
 	if !ok {
@@ -334,11 +345,14 @@ func (s *assignmentRender) checkDocuments(use templateUse, file string, out []st
 	tmplSrc := s.job.set.Source(model.KindTemplate, use.name)
 	for i, m := range out {
 		for _, h := range docHeaders(m) {
-			if text := unservedAPIVersion(h); text != "" {
-				s.out.docIssues = append(s.out.docIssues, yamlIssue{key: fmt.Sprintf("api\x00%s\x00%d\x00%s", use.name, i, h.apiVersion), diag: model.Diagnostic{
-					Severity: model.SeverityWarning, Summary: SummaryUnservedAPIVersion, Source: tmplSrc, Kind: model.KindTemplate, Name: use.name,
-					Field:  fmt.Sprintf("spec.manifests[%d]", i),
-					Detail: fmt.Sprintf("manifests[%d] of Template %q (used by cluster type %q as %s; first in %s) %s.", i, use.name, s.ct.Metadata.Name, use.field, filePath(s.a.Path, file), text),
+			if unserved(h) {
+				// Formatted only for the first assignment that reports it (yamlIssue.build).
+				s.out.docIssues = append(s.out.docIssues, yamlIssue{key: "api\x00" + use.name + "\x00" + strconv.Itoa(i) + "\x00" + h.apiVersion, build: func() model.Diagnostic {
+					return model.Diagnostic{
+						Severity: model.SeverityWarning, Summary: SummaryUnservedAPIVersion, Source: tmplSrc, Kind: model.KindTemplate, Name: use.name,
+						Field:  fmt.Sprintf("spec.manifests[%d]", i),
+						Detail: fmt.Sprintf("manifests[%d] of Template %q (used by cluster type %q as %s; first in %s) %s.", i, use.name, s.ct.Metadata.Name, use.field, filePath(s.a.Path, file), unservedAPIVersion(h)),
+					}
 				}})
 			}
 			if h.apiVersion != "v1" || h.kind != "ConfigMap" {
@@ -351,20 +365,45 @@ func (s *assignmentRender) checkDocuments(use templateUse, file string, out []st
 	}
 }
 
-// addNonStringData reports one non-string ConfigMap data value.
+// addNonStringData reports one non-string ConfigMap data value. The holders of the key are looked up once
+// per composed config, and the diagnostic is formatted only for the first assignment that reports it.
 func (s *assignmentRender) addNonStringData(use templateUse, index int, file string, bad nonStringData) {
-	d := model.Diagnostic{Severity: model.SeverityWarning, Summary: SummaryConfigMapValueString}
-	where := fmt.Sprintf("manifests[%d] of Template %q writes data.%s of a ConfigMap as %s (first in %s), and the API server accepts only strings as ConfigMap data values, so the cluster will refuse that ConfigMap",
-		index, use.name, bad.key, bad.what, filePath(s.a.Path, file))
-	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
-	if holders := s.job.sources.Holders(match, bad.key); len(holders) > 0 {
-		h := holders[len(holders)-1]
-		d.Kind, d.Name, d.Field, d.Source = model.KindConfigMap, h.ConfigMap, "data."+h.DataKey, s.job.set.Source(model.KindConfigMap, h.ConfigMap)
-		d.Detail = fmt.Sprintf("platform config key %q of ConfigMap %q is %s: %s. Write the value as one string in ConfigMap %q (wrapped in single quotes it stays a string), "+
-			"or make Template %q write it as text (`stringify` does).", bad.key, h.ConfigMap, bad.what, where, h.ConfigMap, use.name)
-	} else {
-		d.Kind, d.Name, d.Field, d.Source = model.KindTemplate, use.name, fmt.Sprintf("spec.manifests[%d]", index), s.job.set.Source(model.KindTemplate, use.name)
-		d.Detail = where + ". Quote the value in the template."
+	holders := s.job.holders(s, bad.key)
+	kind, name := model.KindTemplate, use.name
+	if len(holders) > 0 {
+		kind, name = model.KindConfigMap, holders[len(holders)-1].ConfigMap
 	}
-	s.out.docIssues = append(s.out.docIssues, yamlIssue{key: fmt.Sprintf("cm\x00%s\x00%d\x00%s\x00%s\x00%s", use.name, index, bad.key, d.Kind, d.Name), diag: d})
+	build := func() model.Diagnostic {
+		d := model.Diagnostic{Severity: model.SeverityWarning, Summary: SummaryConfigMapValueString}
+		where := fmt.Sprintf("manifests[%d] of Template %q writes data.%s of a ConfigMap as %s (first in %s), and the API server accepts only strings as ConfigMap data values, so the cluster will refuse that ConfigMap",
+			index, use.name, bad.key, bad.what, filePath(s.a.Path, file))
+		if len(holders) > 0 {
+			h := holders[len(holders)-1]
+			d.Kind, d.Name, d.Field, d.Source = model.KindConfigMap, h.ConfigMap, "data."+h.DataKey, s.job.set.Source(model.KindConfigMap, h.ConfigMap)
+			d.Detail = fmt.Sprintf("platform config key %q of ConfigMap %q is %s: %s. Write the value as one string in ConfigMap %q (wrapped in single quotes it stays a string), "+
+				"or make Template %q write it as text (`stringify` does).", bad.key, h.ConfigMap, bad.what, where, h.ConfigMap, use.name)
+		} else {
+			d.Kind, d.Name, d.Field, d.Source = model.KindTemplate, use.name, fmt.Sprintf("spec.manifests[%d]", index), s.job.set.Source(model.KindTemplate, use.name)
+			d.Detail = where + ". Quote the value in the template."
+		}
+		return d
+	}
+	key := "cm\x00" + use.name + "\x00" + strconv.Itoa(index) + "\x00" + bad.key + "\x00" + kind + "\x00" + name
+	s.out.docIssues = append(s.out.docIssues, yamlIssue{key: key, build: build})
+}
+
+// holdersKey names the holders of one data key for one composed config.
+type holdersKey struct{ config, key string }
+
+// holders is platformconfig.Sources.Holders for the assignment's match, once per composed config
+// (which sources match is what the config's key encodes) and data key.
+func (j *assignmentJob) holders(s *assignmentRender, key string) []platformconfig.Holder {
+	k := holdersKey{s.configKey, key}
+	if h, ok := j.holderCache.Load(k); ok {
+		return h.([]platformconfig.Holder) //nolint:forcetypeassert // holderCache only ever holds []Holder
+	}
+	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
+	h := s.job.sources.Holders(match, key)
+	j.holderCache.Store(k, h)
+	return h
 }

@@ -26,6 +26,16 @@ const SummaryInvalidYAML = "Rendered file is not valid YAML"
 type yamlIssue struct {
 	key  string // template name and manifest index
 	diag model.Diagnostic
+	// build, when set, makes diag: only the first issue of each key is shown, and an issue that thousands
+	// of assignments share (a non-string ConfigMap value at 86k) is formatted once instead of per assignment.
+	build func() model.Diagnostic
+}
+
+func (is yamlIssue) diagnostic() model.Diagnostic {
+	if is.build != nil {
+		return is.build()
+	}
+	return is.diag
 }
 
 // invalidYAML returns the first syntax error of text, read as a `---` stream of YAML documents, or nil.
@@ -70,7 +80,7 @@ func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment)
 				continue
 			}
 			order = append(order, is.key)
-			first[is.key] = is.diag
+			first[is.key] = is.diagnostic()
 		}
 	}
 	var out model.Diagnostics
