@@ -26,6 +26,7 @@ func warningFleet(policies ...string) []string {
 // TestWarningEmptyEnvironment: "Dev" for "dev" renders nothing; the warning names the environments
 // that exist and the one that differs only in case.
 func TestWarningEmptyEnvironment(t *testing.T) {
+	t.Parallel()
 	_, diags := mustRender(t, "Dev", Options{}, warningFleet(policyDoc("all", "", "", ""))...)
 	if len(diags) != 1 {
 		t.Fatalf("want one warning, got %v", diags)
@@ -48,6 +49,7 @@ func TestWarningEmptyEnvironment(t *testing.T) {
 
 // TestWarningPolicySelectsNothing: each way a policy can come up empty is named.
 func TestWarningPolicySelectsNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, policy, reason string
 	}{
@@ -80,6 +82,7 @@ func TestWarningPolicySelectsNothing(t *testing.T) {
 // TestRenderErrorReportedOncePerProblem: a template that fails on every target of a cluster type is
 // one error listing the targets, not one error per target.
 func TestRenderErrorReportedOncePerProblem(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		clusterTypeDoc("large", nil, "broken", "ns", "cfg"),
 		registrationDoc("app", "team"),
@@ -127,5 +130,33 @@ func TestRenderMissingTemplate_OnceForEveryClusterTypeThatNamesIt(t *testing.T) 
 	}}
 	if !reflect.DeepEqual(diags, want) {
 		t.Errorf("diagnostics:\n%v\nwant:\n%v", diags, want)
+	}
+}
+
+// TestWarningNonDeterministicTemplate: a template that calls uuidv4 or now renders other files every
+// time; the warning names the template and the function.
+func TestWarningNonDeterministicTemplate(t *testing.T) {
+	docs := []string{
+		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
+		registrationDoc("app", "team"),
+		workloadDoc("app", "", nil, targetSpec{name: "func", env: "dev", labels: map[string]string{"purpose": "func"}}),
+		policyDoc("all", "", "", ""),
+		templateDoc("rec", "reconciler", "", "id: {{ uuidv4 }}\n"),
+		templateDoc("ns", "namespace", "", "namespace {{ .Namespace }}\n", "at: {{ if true }}{{ now | date \"2006\" }}{{ end }}\n"),
+		templateDoc("cfg", "config", "yaml", "{{ range $k, $v := .ConfigData }}{{ $k }}={{ $v }}\n{{ end }}"),
+	}
+	_, diags := mustRender(t, "dev", Options{}, docs...)
+	got := map[string]string{}
+	for _, d := range diags {
+		if d.Summary == "Template output differs on every render" {
+			got[d.Name] = d.Detail
+		}
+	}
+	if len(got) != 2 || !strings.Contains(got["rec"], `template "rec" (manifests[0]) calls uuidv4`) || !strings.Contains(got["ns"], `template "ns" (manifests[1]) calls now`) {
+		t.Errorf("warnings %v", got)
+	}
+	// The built-in and deterministic templates are quiet.
+	if _, diags := mustRender(t, "dev", Options{}, warningFleet(policyDoc("all", "", "", ""))...); len(diags) != 0 {
+		t.Errorf("deterministic templates: %v", diags)
 	}
 }
