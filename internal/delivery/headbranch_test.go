@@ -51,3 +51,41 @@ func TestCheckSettings_HeadBranchIsNotTheBase(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+func TestValidateBranchName_RefusesWhatIsNotABranch(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"HEAD": "pseudo-ref", "FETCH_HEAD": "pseudo-ref", "ORIG_HEAD": "pseudo-ref",
+		"refs/heads/main": "full ref name", "refs/tags/v1": "full ref name",
+		"origin/dev": "remote-tracking", "remotes/origin/dev": "remote-tracking",
+	} {
+		if err := ValidateBranchName(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", name, err, want)
+		}
+	}
+	for _, ok := range []string{"main", "envs/dev", "kalypso/dev", "head", "my_HEAD_branch", "Fetch_head", "originals/x"} {
+		if err := ValidateBranchName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+func TestParseID_Refusals(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]string{
+		"https://github.com/o/r.git//clusters\n?ref=main":    "control character",
+		"https://github.com/o/r.git//clus\x1bters?ref=main":  "control character",
+		"https://github.com/o/r.git//%2e%2e?ref=main":        "not URL-decoded",
+		"https://github.com/o/r.git//a/%2e%2e/b?ref=main":    "not URL-decoded",
+		"https://github.com/o/r.git//clusters?ref=HEAD":      "pseudo-ref",
+		"https://github.com/o/r.git//clusters?ref=origin/x":  "remote-tracking",
+		"https://github.com/o/r.git//clusters/.git.?ref=dev": "reads as .git",
+	} {
+		if _, _, _, err := ParseID(id); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", id, err, want)
+		}
+	}
+	if u, d, b, err := ParseID("https://github.com/o/r.git//clusters/dev?ref=main"); err != nil || u != "https://github.com/o/r.git" || d != "clusters/dev" || b != "main" {
+		t.Errorf("%q %q %q %v", u, d, b, err)
+	}
+}

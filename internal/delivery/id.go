@@ -5,6 +5,7 @@ package delivery
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -25,9 +26,17 @@ func ParseID(id string) (repoURL, dir, branch string, err error) {
 	if i < 0 {
 		return "", "", "", errors.New("the ID has no ?ref=<branch> suffix")
 	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return "", "", "", fmt.Errorf("the ID %q contains a control character (a line break?); write it on one line", id)
+		}
+	}
 	rest, branch := id[:i], id[i+len("?ref="):]
 	if branch == "" {
 		return "", "", "", errors.New("the branch after ?ref= is empty")
+	}
+	if err := ValidateBranchName(branch); err != nil {
+		return "", "", "", err
 	}
 	repoURL, dir = rest, "."
 	if j := strings.LastIndex(rest, "//"); j >= 0 && (j == 0 || rest[j-1] != ':') {
@@ -41,6 +50,9 @@ func ParseID(id string) (repoURL, dir, branch string, err error) {
 	}
 	if err := gitrepo.ValidateURL(repoURL); err != nil {
 		return "", "", "", err
+	}
+	if strings.Contains(dir, "%") {
+		return "", "", "", fmt.Errorf("the path %q contains %%: the ID is not URL-decoded, so %%2e%%2e would name a directory called that; write the path as it is", dir)
 	}
 	if _, err := gitrepo.CleanPath(dir); err != nil {
 		return "", "", "", err

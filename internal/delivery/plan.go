@@ -115,6 +115,14 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 	return p, nil
 }
 
+// pathIsFile is the error of a refresh (an import) whose path is, or lies below, file on the branch: the
+// resource manages a directory.
+func pathIsFile(file, path, branch string) *Error {
+	return &Error{Attribute: "path", Summary: "Path is a file", Err: fmt.Errorf(
+		"%q is a file on branch %q, so path %q is not a directory; kalypso_gitops_commit manages the files under a directory. "+
+			"Use the directory that holds it (or a new one). Nothing was written", file, branch, displayPath(path))}
+}
+
 // checkHead refuses, before anything is computed, a head branch the resource may not write.
 func checkHead(ctx context.Context, c *gitrepo.Client, req PlanRequest) error {
 	head := HeadBranch(req.Branch, req.HeadBranch)
@@ -181,6 +189,9 @@ func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshReque
 	}
 	if err != nil {
 		return nil, gitError("Cannot read the Git repository", err)
+	}
+	if ins.PathFile != "" {
+		return nil, pathIsFile(ins.PathFile, req.Path, branch)
 	}
 	out := &Refreshed{Inspection: ins, PullRequest: pr}
 	if req.Files {

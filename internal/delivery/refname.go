@@ -17,6 +17,9 @@ func ValidateBranchName(name string) error {
 	if name == "@" {
 		return fmt.Errorf("%q is not a valid branch name", name)
 	}
+	if err := refLike(name); err != nil {
+		return err
+	}
 	if strings.HasPrefix(name, "-") {
 		return fmt.Errorf("branch name %q starts with '-'", name)
 	}
@@ -48,6 +51,21 @@ func ValidateBranchName(name string) error {
 		if strings.HasSuffix(comp, ".lock") {
 			return fmt.Errorf("branch name %q has a component ending with \".lock\"", name)
 		}
+	}
+	return nil
+}
+
+// refLike refuses names git would read as something other than the branch refs/heads/<name>: HEAD and
+// the other pseudo-refs, a full ref name (refs/heads/main would become refs/heads/refs/heads/main), and a
+// remote-tracking name (origin/dev is the local view of another repository's dev, not a branch of this one).
+func refLike(name string) error {
+	switch {
+	case name == "HEAD" || (strings.HasSuffix(name, "_HEAD") && strings.ToUpper(name) == name):
+		return fmt.Errorf("%q is a Git pseudo-ref, not a branch; name the branch itself, such as \"main\"", name)
+	case strings.HasPrefix(name, "refs/"):
+		return fmt.Errorf("%q is a full ref name; give the branch name without refs/heads/, such as %q", name, strings.TrimPrefix(name, "refs/heads/"))
+	case strings.HasPrefix(name, "origin/") || strings.HasPrefix(name, "remotes/"):
+		return fmt.Errorf("%q names a remote-tracking branch; give the branch name as the repository has it, such as %q", name, name[strings.IndexByte(name, '/')+1:])
 	}
 	return nil
 }

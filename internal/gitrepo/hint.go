@@ -29,7 +29,7 @@ type Fields struct {
 
 // classes are the sentinel errors in the order Class tests them.
 var classes = []error{ErrCredentialsInURL, ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound,
-	ErrCommitNotOnBranch, ErrStale, ErrConflict, ErrForeignBranch, ErrTimeout, ErrInvalidInput}
+	ErrCommitNotOnBranch, ErrStale, ErrConflict, ErrForeignBranch, ErrCorruptCache, ErrTimeout, ErrInvalidInput}
 
 // Class returns the sentinel error err wraps (ErrAuth, ErrBranchNotFound, ...), or nil for none.
 func Class(err error) error {
@@ -78,6 +78,9 @@ func Hint(err error, f Fields) (hint, attribute string) {
 			"Nothing was written; run terraform plan (or apply) again and review the new changes.", ""
 	case ErrConflict:
 		return "Other writers kept updating the branch while this apply pushed; nothing was written. Apply again.", ""
+	case ErrCorruptCache:
+		return "This machine's copy of the repository is damaged (a disk or file-system fault, or another program writing to the provider's " +
+			"cache_dir), not the remote. Remove the repository's directory under cache_dir, or all of cache_dir, and run again; check the disk.", ""
 	case ErrForeignBranch:
 		return "Nothing was written. Set " + f.HeadBranch + " to a branch that does not exist yet (the provider creates it), " +
 			"or remove the commits others pushed to it.", f.HeadBranch

@@ -78,6 +78,12 @@ type Inspection struct {
 // records above the path and, with ListFiles, every file's blob id (no content). A missing branch is not an error: Inspection says so
 // and lists the branches that exist.
 func (c *Client) Inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
+	return withCacheRecovery(ctx, c, req.RepoURL, func() (*Inspection, error) { return c.inspect(ctx, req) })
+}
+
+// inspect is Inspect without the cache recovery.
+
+func (c *Client) inspect(ctx context.Context, req InspectRequest) (*Inspection, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: c.scrub().Error(err)}
 	}

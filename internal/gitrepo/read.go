@@ -15,8 +15,15 @@ import (
 // repositories are fetched shallowly into the cache; local ones are read in place.
 // Errors wrap ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound or ErrAuth when they apply.
 func (c *Client) ReadTree(ctx context.Context, repoURL, branch, path string) (string, map[string][]byte, error) {
-	sha, files, err := c.readTree(ctx, repoURL, branch, path, false)
-	return sha, files, err
+	type read struct {
+		sha   string
+		files map[string][]byte
+	}
+	r, err := withCacheRecovery(ctx, c, repoURL, func() (read, error) {
+		sha, files, err := c.readTree(ctx, repoURL, branch, path, false)
+		return read{sha, files}, err
+	})
+	return r.sha, r.files, err
 }
 
 func (c *Client) readTree(ctx context.Context, repoURL, branch, path string, managed bool) (sha string, files map[string][]byte, err error) {

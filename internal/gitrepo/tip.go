@@ -29,6 +29,12 @@ type Tip struct {
 
 // ReadTip reads the head commit of branch and the default branch, without reading any tree.
 func (c *Client) ReadTip(ctx context.Context, repoURL, branch string) (Tip, error) {
+	return withCacheRecovery(ctx, c, repoURL, func() (Tip, error) { return c.readTip(ctx, repoURL, branch) })
+}
+
+// readTip is ReadTip without the cache recovery.
+
+func (c *Client) readTip(ctx context.Context, repoURL, branch string) (Tip, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: repoURL, Branch: branch, Err: c.scrub().Error(err)}
 	}

@@ -108,6 +108,12 @@ var errRejected = errors.New("the branch moved while pushing")
 // retrying on non-fast-forward rejections by rebuilding on the new head. No commit
 // is created when nothing changes.
 func (c *Client) Apply(ctx context.Context, req ApplyRequest) (ApplyResult, error) {
+	return withCacheRecovery(ctx, c, req.RepoURL, func() (ApplyResult, error) { return c.apply(ctx, req) })
+}
+
+// apply is Apply without the cache recovery: a damaged cache fails before anything is pushed.
+
+func (c *Client) apply(ctx context.Context, req ApplyRequest) (ApplyResult, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "write", Repo: req.RepoURL, Branch: req.Branch, Path: displayPath(req.Path), Err: c.scrub().Error(err)}
 	}

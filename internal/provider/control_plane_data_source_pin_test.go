@@ -136,7 +136,7 @@ func TestAccControlPlaneDataSource_exampleRendersMainAtThePin(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := string(example)
-	cfg = cfg[strings.Index(cfg, `variable "control_plane_repo"`):]
+	cfg = gitopsUnprotected(cfg[strings.Index(cfg, `variable "control_plane_repo"`):])
 	want, _ := fixtures.ControlPlaneExpected(t, "dev")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
 
 var _ function.Function = &EnvironmentRenderFunction{}
@@ -85,6 +86,12 @@ func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunReq
 	if funcErr != nil {
 		resp.Error = funcErr
 		return
+	}
+	for i, m := range list {
+		if m.IsNull() { // as the data source's manifests refuse it; a function has no attribute validators
+			resp.Error = function.NewArgumentFuncError(1, validators.NullElementSummary+": "+validators.NullListElement("manifests", i))
+			return
+		}
 	}
 	manifests, _ := manifestStrings(list)
 	res, diags, err := renderCached(environment, manifests, limits.Options(ctx, ""), only)

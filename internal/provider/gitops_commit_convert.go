@@ -43,8 +43,8 @@ type gitopsCommitModel struct {
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
 	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
-	MaxChanges            types.Int64  `tfsdk:"max_changes"`
-	MaxDeletePercent      types.Int64  `tfsdk:"max_delete_percent"`
+	MaxChanges            types.Number `tfsdk:"max_changes"`
+	MaxDeletePercent      types.Number `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
 	ChangesCounts         types.Object `tfsdk:"changes_counts"`
@@ -189,10 +189,10 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 	s := delivery.Resource{
 		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
 		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(), Render: !m.Render.IsNull(),
-		MaxChanges: int(m.MaxChanges.ValueInt64()), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
+		MaxChanges: wholeNumber(m.MaxChanges), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
 	}
 	if !m.MaxDeletePercent.IsNull() {
-		s.MaxDeletePercent = int(m.MaxDeletePercent.ValueInt64())
+		s.MaxDeletePercent = wholeNumber(m.MaxDeletePercent)
 	}
 	if r.data != nil {
 		s.Author.Name, s.Author.Email = r.data.AuthorName, r.data.AuthorEmail
@@ -273,7 +273,16 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		if diags.HasError() {
 			return desired{}
 		}
-		return desired{files: e.deliveryFiles(), summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
+		files := e.deliveryFiles()
+		if len(files) == 0 {
+			// An apply would delete everything under path, and below MassDeletionMinFiles nothing else stops it.
+			diags.AddAttributeError(manifestsPath, "The render produced no files", fmt.Sprintf(
+				"kalypso_gitops_commit: render.manifests (%d strings) hold no cluster type, so environment %q renders no file, and an apply would "+
+					"delete every file under path. Pass the environment's Kalypso objects in render.manifests (empty strings and null elements hold none); "+
+					"to remove the files, destroy the resource instead.", len(manifests), rm.Environment.ValueString()))
+			return desired{}
+		}
+		return desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}
@@ -327,4 +336,13 @@ func (r *GitopsCommitResource) keepRender(ctx context.Context, d desired, t *git
 		return
 	}
 	tflog.Debug(ctx, "desired tree kept in the local render store", fields)
+}
+
+// wholeNumber is a number attribute's value (validators.WholeNumber has checked it); 0 when null or unknown.
+func wholeNumber(v types.Number) int {
+	if v.IsNull() || v.IsUnknown() {
+		return 0
+	}
+	n, _ := v.ValueBigFloat().Int64()
+	return int(n)
 }

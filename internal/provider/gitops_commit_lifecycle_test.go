@@ -489,3 +489,64 @@ func (r *lifecycleRig) plannedChanges(planFile string) map[string]string {
 func (r *lifecycleRig) plannedChangesOf(_ string, planFile string) map[string]string {
 	return r.plannedChanges(planFile)
 }
+
+// TestAccWorkloadRegistration_BrokenSourceKeepsTargets: a Workload file in the application team's
+// repository that no longer parses does not stop the platform team's plan: the registration keeps its
+// previous deployment targets, with a warning naming the file, the line and the commit. On create there is
+// nothing to keep, so it is an error.
+func TestAccWorkloadRegistration_BrokenSourceKeepsTargets(t *testing.T) {
+	t.Parallel()
+	const workload = "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: app\nspec:\n  deploymentTargets:\n" +
+		"    - name: dev\n      environment: dev\n      manifests:\n        repo: https://github.com/org/app-gitops\n        branch: dev\n        path: ./dev\n"
+	r := newLifecycleRig(t, map[string]string{"workload/workload.yaml": workload})
+	cfg := func(name string) string {
+		return "resource \"kalypso_workload_registration\" \"" + name + "\" {\n  name = \"" + name + "\"\n  workspace = \"team-a\"\n" +
+			"  source = { repo = " + gitopsHCL("file://"+r.repo) + ", branch = \"main\", path = \"workload\" }\n}\n" +
+			"output \"" + name + "_targets\" { value = [for t in kalypso_workload_registration." + name + ".deployment_targets : t.name] }\n"
+	}
+	r.write(cfg("app"))
+	r.must("apply", "-auto-approve")
+	good := gitserver.Head(t, r.repo, "main")
+	broken := gitserver.Commit(t, r.repo, "main", "broken", map[string]string{"workload/workload.yaml": workload + "---apiVersion: v1\n"}, nil)
+
+	out := r.expectExit(0, "plan", "-detailed-exitcode")
+	expectOutput(t, "plan after the Workload file broke", out, `Warning: Invalid Workload in the workload source: the previous deployment targets are kept`,
+		`file workload.yaml`, `line 13`, `commit `+broken, `keeps the deployment targets, source_commit and manifest of its last successful read`)
+	r.must("apply", "-auto-approve")
+	if got := strings.TrimSpace(r.tf.mustRun("output", "-json", "app_targets")); got != `["app-dev"]` {
+		t.Errorf("targets after the broken file: %s", got)
+	}
+	st := r.tf.mustRun("show", "-json")
+	if !strings.Contains(st, `"source_commit":"`+good+`"`) {
+		t.Errorf("the state no longer records the last good commit %s:\n%s", good, st)
+	}
+	// A new registration of the broken source has nothing to keep: an error.
+	r.write(cfg("app") + cfg("other"))
+	out = r.expectExit(1, "plan")
+	expectOutput(t, "plan of a new registration of the broken source", out, `Error: Invalid Workload in the workload source`, `with kalypso_workload_registration.other`)
+}
+
+// TestAccGitopsCommit_EmptyRenderAndFilePathRefused: a render with no files, and a path that names a
+// file on the branch, are errors at plan time; nothing is written.
+func TestAccGitopsCommit_EmptyRenderAndFilePathRefused(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, fixtures.Merge(gitopsOutside, map[string]string{"clusters/drone/README.md": "x", "notes": "a file"}))
+	refs := gitopsRefs(t, r.repo)
+	for _, manifests := range []string{`[]`, `[""]`, `["", "# only a comment\n"]`} {
+		r.write(`resource "kalypso_gitops_commit" "test" {
+  repository_url = ` + gitopsHCL("file://"+r.repo) + `
+  branch         = "main"
+  path           = "clusters"
+  render         = { environment = "dev", manifests = ` + manifests + ` }
+}
+`)
+		out := r.expectExit(1, "plan")
+		expectOutput(t, "plan of render.manifests = "+manifests, out, `Error: The render produced no files`, `environment "dev" renders no file`)
+	}
+	r.write(strings.Replace(lifecycleResource("file://"+r.repo, map[string]string{"a.yaml": "a"}, ""), `path = "clusters"`, `path = "notes/dev"`, 1))
+	out := r.expectExit(1, "plan")
+	expectOutput(t, "plan of a path under a file", out, `Error: path names a file`, `"notes" is a file on branch "main"`)
+	if got := gitopsRefs(t, r.repo); got != refs {
+		t.Errorf("refused plans wrote to the repository")
+	}
+}

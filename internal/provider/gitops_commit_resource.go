@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -180,16 +179,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"with the same counts, and its commit says it is a removal.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 			},
-			"max_changes": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path); `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
+			"max_changes": schema.NumberAttribute{
+				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path), a whole number from 1 to 100000; `changes_summary` always counts all. Defaults to %d.", delivery.DefaultMaxChanges),
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, 100000)},
+				Validators:          []validator.Number{validators.WholeNumber(1, 100000)},
 			},
-			"max_delete_percent": schema.Int64Attribute{
+			"max_delete_percent": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
 					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(0, 100)},
+				Validators: []validator.Number{validators.WholeNumber(0, 100)},
 			},
 			"changes": schema.MapNestedAttribute{
 				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +
@@ -350,10 +349,6 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, move.record())...)
-	prMode := !plan.PullRequest.IsNull()
-	if !prMode && !plan.PullRequest.IsUnknown() {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
-	}
 	var diags diag.Diagnostics
 	d := r.desiredFiles(ctx, &plan, &diags, last)
 	cs, needFiles := r.planChanges(ctx, &plan, state, d, move, &diags)
@@ -369,19 +364,21 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 	}
-	if cs == nil || !cs.Empty() {
-		// Something will be written (or it is not known yet): the commit and PR outcome are known after apply.
+	decision := delivery.DecidePlan(delivery.PlanFacts{Known: cs != nil, Empty: cs != nil && cs.Empty(), HasState: state != nil,
+		PullRequest: !plan.PullRequest.IsNull() && !plan.PullRequest.IsUnknown(), PullRequestUnknown: plan.PullRequest.IsUnknown(), Moving: move != nil})
+	switch {
+	case decision.CommitUnknown:
 		plan.CommitSHA = types.StringUnknown()
-		if prMode {
-			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
-		}
-	} else if state != nil {
-		// Nothing to write: keep what the last apply recorded, so that the plan is empty.
+	case decision.KeepRecorded:
 		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
 		plan.changesFrom(state)
-		if prMode {
-			plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
-		}
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+	}
+	if decision.PullRequestUnknown {
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
+	}
+	if decision.PullRequestNull {
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
 	if cs != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
@@ -29,8 +30,9 @@ import (
 )
 
 var (
-	_ datasource.DataSource              = &RolloutDataSource{}
-	_ datasource.DataSourceWithConfigure = &RolloutDataSource{}
+	_ datasource.DataSource                     = &RolloutDataSource{}
+	_ datasource.DataSourceWithConfigure        = &RolloutDataSource{}
+	_ datasource.DataSourceWithConfigValidators = &RolloutDataSource{}
 )
 
 // RolloutDataSource is kalypso_rollout: how far an environment's clusters got with its GitOps branch,
@@ -53,6 +55,7 @@ type RolloutModel struct {
 	MaxClusters    types.Int64  `tfsdk:"max_clusters"`
 	FailOnFailure  types.Bool   `tfsdk:"fail_on_failure"`
 	GitHubStatuses types.Object `tfsdk:"github_statuses"`
+	AzureGraph     types.Object `tfsdk:"azure_resource_graph"`
 	Promotion      types.Object `tfsdk:"promotion"`
 
 	HeadCommit              types.String `tfsdk:"head_commit"`
@@ -77,6 +80,13 @@ type rolloutExpectedModel struct {
 type rolloutGitHubModel struct {
 	Repository      types.String   `tfsdk:"repository"`
 	ContextPatterns []types.String `tfsdk:"context_patterns"`
+}
+
+type rolloutAzureModel struct {
+	Subscriptions []types.String `tfsdk:"subscriptions"`
+	RepositoryURL types.String   `tfsdk:"repository_url"`
+	Credential    types.String   `tfsdk:"credential"`
+	Endpoint      types.String   `tfsdk:"endpoint"`
 }
 
 type rolloutPromotionModel struct {
@@ -165,9 +175,9 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Optional: true, MarkdownDescription: "Fail the read (and the plan) when an expected cluster reports a failure, instead of a warning. Defaults to `false`.",
 			},
 			"github_statuses": schema.SingleNestedAttribute{
-				Required: true,
+				Optional: true,
 				MarkdownDescription: "Read the commit statuses of the GitOps commits from the GitHub REST API (`github_base_url`, token from `git_token`/`GIT_TOKEN`/`GITHUB_TOKEN`; " +
-					"it needs read access to commit statuses).",
+					"it needs read access to commit statuses). Exactly one of `github_statuses` and `azure_resource_graph` is required.",
 				Attributes: map[string]schema.Attribute{
 					"repository": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "`owner/name` on GitHub. Defaults to the owner and name in `repository_url`.",
@@ -178,6 +188,35 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 						MarkdownDescription: "Regular expressions over the status context, each with a named group `cluster` and optionally `cluster_type` and `reconciler`. " +
 							"Contexts that match none (CI checks) are ignored. Defaults to Flux's `" + rollout.FluxContextPattern + "`.",
 						Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+					},
+				},
+			},
+			"azure_resource_graph": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Read the Flux configurations of Arc-enabled and AKS clusters that reconcile `branch` from Azure Resource Graph " +
+					"(`microsoft.kubernetesconfiguration/fluxconfigurations`: `complianceState`, `sourceSyncedCommitId`), as upstream's promotion check does. " +
+					"The cluster is the resource the configuration extends. The identity needs **Reader** on the subscriptions. " +
+					"Exactly one of `github_statuses` and `azure_resource_graph` is required.",
+				Attributes: map[string]schema.Attribute{
+					"subscriptions": schema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Subscription IDs to query. Defaults to every subscription the identity can read.",
+						Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+					},
+					"repository_url": schema.StringAttribute{
+						Optional: true, MarkdownDescription: "The URL in the Flux configurations' `gitRepository.url` (compared case-insensitively). Defaults to `repository_url`.",
+					},
+					"credential": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "How to authenticate: `default` (environment, workload identity, managed identity, then Azure CLI), `environment` " +
+							"(`AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_CLIENT_SECRET`), `workload_identity` (`AZURE_FEDERATED_TOKEN_FILE`), " +
+							"`oidc` (HCP Terraform dynamic credentials or GitHub Actions: `ARM_TENANT_ID`, `ARM_CLIENT_ID` or `TFC_AZURE_RUN_CLIENT_ID`, and " +
+							"`ARM_OIDC_TOKEN`, `TFC_WORKLOAD_IDENTITY_TOKEN` or `ARM_OIDC_TOKEN_FILE_PATH`), `managed_identity` or `azure_cli`. Defaults to `default`.",
+						Validators: []validator.String{stringvalidator.OneOf(rollout.AzureCredentials...)},
+					},
+					"endpoint": schema.StringAttribute{
+						Optional: true, MarkdownDescription: "Azure Resource Manager endpoint, for a sovereign cloud (for example `https://management.usgovcloudapi.net`). Defaults to Azure's public cloud.",
+						Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^https://`), "must be an https:// URL")},
 					},
 				},
 			},
@@ -243,6 +282,10 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 
 var ownerRepo = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
+func (d *RolloutDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("github_statuses"), path.MatchRoot("azure_resource_graph"))}
+}
+
 func (d *RolloutDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	if data := configuredProviderData(req.ProviderData, &resp.Diagnostics); data != nil {
 		d.provider = data
@@ -298,8 +341,6 @@ func (d *RolloutDataSource) request(ctx context.Context, data *RolloutModel) (ro
 	}
 	var exp rolloutExpectedModel
 	diags.Append(data.Expected.As(ctx, &exp, objectAsOptions)...)
-	var gh rolloutGitHubModel
-	diags.Append(data.GitHubStatuses.As(ctx, &gh, objectAsOptions)...)
 	if diags.HasError() {
 		return req, diags
 	}
@@ -322,14 +363,29 @@ func (d *RolloutDataSource) request(ctx context.Context, data *RolloutModel) (ro
 	}
 	req.Options = opts
 
-	owner, name, err := githubpr.ParseRepo(req.Repo)
+	if !data.AzureGraph.IsNull() {
+		req.Source, diags = d.azureSource(ctx, data, opts.MaxClusters, diags)
+		return req, diags
+	}
+	req.Source, diags = d.githubSource(ctx, data, opts.MaxClusters, diags)
+	return req, diags
+}
+
+// githubSource is the GitHub commit statuses source of the configuration.
+func (d *RolloutDataSource) githubSource(ctx context.Context, data *RolloutModel, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
+	var gh rolloutGitHubModel
+	diags.Append(data.GitHubStatuses.As(ctx, &gh, objectAsOptions)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	owner, name, err := githubpr.ParseRepo(data.RepositoryURL.ValueString())
 	if r := gh.Repository.ValueString(); r != "" {
 		owner, name, err = githubpr.ParseRepo("/" + r)
 	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("github_statuses").AtName("repository"), "Cannot tell the GitHub repository",
 			err.Error()+". Set github_statuses.repository to owner/name.")
-		return req, diags
+		return nil, diags
 	}
 	patterns := []string{rollout.FluxContextPattern}
 	if len(gh.ContextPatterns) > 0 {
@@ -341,15 +397,42 @@ func (d *RolloutDataSource) request(ctx context.Context, data *RolloutModel) (ro
 	res, err := rollout.CompilePatterns(patterns)
 	if err != nil {
 		diags.AddAttributeError(path.Root("github_statuses").AtName("context_patterns"), "Invalid context pattern", err.Error())
-		return req, diags
+		return nil, diags
 	}
 	svc, err := d.provider.GitHubClient()
 	if err != nil {
 		diags.AddAttributeError(path.Root("github_statuses"), "Cannot create the GitHub client", err.Error()+". Fix the provider's github_base_url.")
-		return req, diags
+		return nil, diags
 	}
-	req.Source = &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: opts.MaxClusters}
-	return req, diags
+	return &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}, diags
+}
+
+// azureSource is the Azure Resource Graph source of the configuration.
+func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
+	var az rolloutAzureModel
+	diags.Append(data.AzureGraph.As(ctx, &az, objectAsOptions)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	at := path.Root("azure_resource_graph")
+	cred, err := rollout.AzureCredential(az.Credential.ValueString(), nil)
+	if err != nil {
+		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
+		return nil, diags
+	}
+	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), nil)
+	if err != nil {
+		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
+		return nil, diags
+	}
+	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: data.Branch.ValueString(), Limit: limit}
+	if src.RepoURL == "" {
+		src.RepoURL = data.RepositoryURL.ValueString()
+	}
+	for _, s := range az.Subscriptions {
+		src.Subscriptions = append(src.Subscriptions, s.ValueString())
+	}
+	return src, diags
 }
 
 // rolloutError words an error of the read at the attribute to fix.
@@ -369,6 +452,16 @@ func rolloutError(err error, env string) diag.Diagnostics {
 	case errors.Is(err, githubpr.ErrTooMany):
 		diags.AddAttributeError(path.Root("max_clusters"), "Too many statuses", err.Error()+
 			". Narrow github_statuses.context_patterns, or raise max_clusters for a fleet this large.")
+	case errors.Is(err, rollout.ErrTooManyClusters):
+		diags.AddAttributeError(path.Root("max_clusters"), "Too many clusters", err.Error()+
+			". Scope azure_resource_graph.subscriptions, or raise max_clusters for a fleet this large.")
+	case errors.Is(err, rollout.ErrMalformedAnswer):
+		diags.AddAttributeError(path.Root("azure_resource_graph"), "Cannot read the Flux configurations", err.Error()+
+			". Check azure_resource_graph.endpoint; nothing was written.")
+	case errors.Is(err, rollout.ErrResourceGraph):
+		diags.AddAttributeError(path.Root("azure_resource_graph"), "Cannot read the rollout of "+env, err.Error()+
+			". Check the Azure credential (azure_resource_graph.credential and its environment variables), that the identity has Reader on the subscriptions, "+
+			"and that Azure Resource Manager is reachable; nothing was written.")
 	case errors.Is(err, githubpr.ErrNotFound), errors.Is(err, githubpr.ErrMalformed):
 		diags.AddAttributeError(path.Root("github_statuses"), "Cannot read the commit statuses", err.Error()+
 			". Check github_statuses.repository (or repository_url), the provider's github_base_url, and that the token may read commit statuses.")

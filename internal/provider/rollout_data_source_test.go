@@ -402,3 +402,35 @@ func TestAccRollout_promotionExample_MockGitHubAPI(t *testing.T) {
 		},
 	})
 }
+
+// The Azure Resource Graph source's configuration errors, at plan: both sources at once, and an oidc
+// credential without the variables HCP Terraform's dynamic credentials set. (The source itself is
+// tested against a local HTTPS server in internal/rollout; a real token needs Entra ID.)
+func TestAccRollout_azureResourceGraphConfiguration(t *testing.T) {
+	for _, v := range []string{"ARM_TENANT_ID", "AZURE_TENANT_ID", "ARM_CLIENT_ID", "AZURE_CLIENT_ID", "TFC_AZURE_RUN_CLIENT_ID",
+		"ARM_OIDC_TOKEN", "TFC_WORKLOAD_IDENTITY_TOKEN", "ARM_OIDC_TOKEN_FILE_PATH", "AZURE_FEDERATED_TOKEN_FILE"} {
+		t.Setenv(v, "")
+	}
+	r := newPromotionRepos(t)
+	cfg := func(sources string) string {
+		return fmt.Sprintf(`
+data "kalypso_rollout" "dev" {
+  repository_url = %q
+  branch         = "dev"
+  expected       = { min_clusters = 1 }
+  %s
+}
+`, "file://"+filepath.ToSlash(r.gitops), sources)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg("github_statuses = {}\n  azure_resource_graph = {}"), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*azure_resource_graph`)},
+			{Config: cfg("azure_resource_graph = { credential = \"oidc\", subscriptions = [\"0000\"] }"), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot set up the Azure credential.*ARM_TENANT_ID.*TFC_WORKLOAD_IDENTITY_TOKEN`)},
+			{Config: cfg("azure_resource_graph = { credential = \"password\" }"), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)credential.*value must be one of`)},
+		},
+	})
+}

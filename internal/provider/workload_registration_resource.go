@@ -244,8 +244,9 @@ type registrationDerived struct {
 }
 
 // derive computes the registration's computed attributes, reading the source when there is one.
-func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspace string, labels map[string]string, source *registrationRepoRef, inline *registrationInlineWorkloadModel, client *gitrepo.Client) (*registrationDerived, diag.Diagnostics) {
-	var diags diag.Diagnostics
+// derive computes the registration's targets and manifest. invalidSource is true when the Workload files
+// were read but no longer parse: a plan then keeps the previous values (see ModifyPlan).
+func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspace string, labels map[string]string, source *registrationRepoRef, inline *registrationInlineWorkloadModel, client *gitrepo.Client) (_ *registrationDerived, diags diag.Diagnostics, invalidSource bool) {
 	out := &registrationDerived{SourceCommit: types.StringNull()}
 	var workloads []*model.Workload
 	var reg *model.WorkloadRegistration
@@ -256,14 +257,14 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 		if err == nil {
 			workloads, err = resources.DecodeWorkloads(docs)
 			if err != nil {
-				err = fmt.Errorf("%w: %v", workloadsource.ErrInvalidDocument, err)
+				err = fmt.Errorf("%w: %v (commit %s)", workloadsource.ErrInvalidDocument, err, commit)
 			}
 		}
 		if err != nil {
 			p, summary, hint := registrationSourceErrorDetails(err)
 			diags.AddAttributeError(p, summary, fmt.Sprintf("kalypso_workload_registration %q: repository %q, branch %q, path %q: %v. %s",
 				name, gitrepo.RedactURL(source.Repo), source.Branch, source.Path, err, hint))
-			return nil, diags
+			return nil, diags, errors.Is(err, workloadsource.ErrInvalidDocument)
 		}
 		out.SourceCommit = types.StringValue(commit)
 	case inline != nil:
@@ -276,13 +277,13 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 		workloads = []*model.Workload{resources.InlineWorkload(name, inline.Labels, targets)}
 	default:
 		// ExactlyOneOf reports the configuration error.
-		return nil, diags
+		return nil, diags, false
 	}
 
 	targets, err := resources.DeploymentTargets(reg, workloads)
 	if err != nil {
 		diags.Append(deploymentTargetsDiagnostics(name, source != nil, err)...)
-		return nil, diags
+		return nil, diags, false
 	}
 	models := make([]registrationTargetModel, 0, len(targets))
 	for _, t := range targets {
@@ -291,17 +292,17 @@ func (r *WorkloadRegistrationResource) derive(ctx context.Context, name, workspa
 	list, d := types.ListValueFrom(ctx, deploymentTargetObjectType, models)
 	diags.Append(d...)
 	if diags.HasError() {
-		return nil, diags
+		return nil, diags, false
 	}
 	out.DeploymentTargets = list
 
 	manifest, err := resources.RegistrationManifest(reg, workloads)
 	if err != nil {
 		diags.AddError("Cannot build the manifest", fmt.Sprintf("kalypso_workload_registration %q: %v. This is a provider bug; please report it.", name, err))
-		return nil, diags
+		return nil, diags, false
 	}
 	out.Manifest = types.StringValue(manifest)
-	return out, diags
+	return out, diags, false
 }
 
 // inlineTargetField matches the field of a deployment target's diagnostic, to find its index.
@@ -373,9 +374,20 @@ func (r *WorkloadRegistrationResource) ModifyPlan(ctx context.Context, req resou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	d, diags := r.derive(ctx, m.Name, m.Workspace, m.Labels, m.Source, m.Workload, r.gitClient(token.ValueString(), sshKey.ValueString()))
-	resp.Diagnostics.Append(diags...)
-	if d == nil {
+	d, diags, invalidSource := r.derive(ctx, m.Name, m.Workspace, m.Labels, m.Source, m.Workload, r.gitClient(token.ValueString(), sshKey.ValueString()))
+	if invalidSource && !req.State.Raw.IsNull() {
+		// One application team's broken Workload file does not block the platform team's plan: the
+		// registration keeps the deployment targets it had. On create there is nothing to keep.
+		var prior workloadRegistrationModel
+		if resp.Diagnostics.Append(req.State.Get(ctx, &prior)...); resp.Diagnostics.HasError() {
+			return
+		}
+		for _, e := range diags.Errors() {
+			resp.Diagnostics.AddAttributeWarning(path.Root("source"), e.Summary()+": the previous deployment targets are kept",
+				e.Detail()+" Until the file parses again, this registration keeps the deployment targets, source_commit and manifest of its last successful read.")
+		}
+		d = &registrationDerived{SourceCommit: prior.SourceCommit, DeploymentTargets: prior.DeploymentTargets, Manifest: prior.Manifest}
+	} else if resp.Diagnostics.Append(diags...); d == nil {
 		return
 	}
 	m.ID = types.StringValue(m.Name)
@@ -398,7 +410,7 @@ func (r *WorkloadRegistrationResource) Read(ctx context.Context, req resource.Re
 	if resp.Diagnostics.HasError() || source == nil {
 		return
 	}
-	d, diags := r.derive(ctx, name.ValueString(), workspace.ValueString(), labels, source, nil, r.gitClient("", ""))
+	d, diags, _ := r.derive(ctx, name.ValueString(), workspace.ValueString(), labels, source, nil, r.gitClient("", ""))
 	if diags.HasError() {
 		for _, e := range diags.Errors() {
 			resp.Diagnostics.AddAttributeWarning(path.Root("source"), "Workload source not refreshed: "+e.Summary(), e.Detail()+" The previous values are kept.")

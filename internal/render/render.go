@@ -165,6 +165,9 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	}
 	layoutTree(res, assignments, rendered)
 	res.ContentHash = ContentHash(res.Files)
+	if d, ok := treeSizeWarning(res, assignments); ok {
+		diags = append(diags, d)
+	}
 	return res, diags
 }
 

@@ -226,3 +226,73 @@ func abbreviate(names []string, limit int) string {
 	}
 	return strings.Join(names[:limit], ", ") + fmt.Sprintf(" and %d more", len(names)-limit)
 }
+
+// A tree past these sizes still renders and delivers (render_max_output_bytes is the hard limit), but
+// every cluster's Flux or Argo CD fetches it and every reviewer reads its plan: an application team can
+// grow it to hundreds of MB within the limits, so the plan says so and names who.
+const (
+	// TreeWarnBytes is the content size of a rendered tree past which the render warns.
+	TreeWarnBytes = 64 << 20
+	// TreeWarnFiles is the number of files of a rendered tree past which the render warns.
+	TreeWarnFiles = 100_000
+)
+
+// treeSizeWarning warns about a tree over TreeWarnBytes or TreeWarnFiles, naming the workloads whose
+// folders hold the most bytes.
+func treeSizeWarning(res *Result, assignments []Assignment) (model.Diagnostic, bool) {
+	var total int64
+	for _, content := range res.Files {
+		total += int64(len(content))
+	}
+	if total <= TreeWarnBytes && len(res.Files) <= TreeWarnFiles {
+		return model.Diagnostic{}, false
+	}
+	workloadOf := make(map[string]string, len(assignments))
+	for _, a := range assignments {
+		workloadOf[a.Path] = a.Workload
+	}
+	type share struct {
+		name         string
+		bytes, files int64
+	}
+	shares := map[string]*share{}
+	for name, content := range res.Files {
+		folder := name
+		if i := strings.IndexByte(name, '/'); i >= 0 {
+			if j := strings.IndexByte(name[i+1:], '/'); j >= 0 {
+				folder = name[:i+1+j]
+			}
+		}
+		w, ok := workloadOf[folder]
+		if !ok {
+			continue // a cluster type's README.md
+		}
+		sh := shares[w]
+		if sh == nil {
+			sh = &share{name: w}
+			shares[w] = sh
+		}
+		sh.bytes += int64(len(content))
+		sh.files++
+	}
+	list := make([]*share, 0, len(shares))
+	for _, sh := range shares {
+		list = append(list, sh)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].bytes != list[j].bytes {
+			return list[i].bytes > list[j].bytes
+		}
+		return list[i].name < list[j].name
+	})
+	top := make([]string, 0, 5)
+	for _, sh := range list[:min(5, len(list))] {
+		top = append(top, fmt.Sprintf("Workload %q %s in %d files", sh.name, mib(sh.bytes), sh.files))
+	}
+	return model.Diagnostic{Severity: model.SeverityWarning, Summary: "Large GitOps tree", Source: model.NoSource,
+		Detail: fmt.Sprintf("the rendered tree of environment %q holds %d files, %s, more than %s or %d files. Every cluster fetches "+
+			"it and every plan compares it; check that this is intended. The largest by workload: %s. The hard limit is render_max_output_bytes",
+			res.Environment, len(res.Files), mib(total), mib(TreeWarnBytes), TreeWarnFiles, strings.Join(top, ", "))}, true
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
+	"math/big"
 	"regexp"
 	"slices"
 	"strings"
@@ -280,11 +281,19 @@ func (noNullElements) ValidateList(_ context.Context, req validator.ListRequest,
 	}
 	for i, e := range req.ConfigValue.Elements() {
 		if e.IsNull() {
-			AddError(&resp.Diagnostics, req.Path.AtListIndex(i), nullElementSummary,
-				fmt.Sprintf("%s[%d] is null. Remove the element or give it a value; compact() removes nulls and empty strings from a list.", req.Path, i))
+			AddError(&resp.Diagnostics, req.Path.AtListIndex(i), nullElementSummary, NullListElement(req.Path.String(), i))
 		}
 	}
 }
+
+// NullListElement is the detail of a null element i of the list at path; provider functions, which have no
+// attribute validators, report it too.
+func NullListElement(path string, i int) string {
+	return fmt.Sprintf("%s[%d] is null. Remove the element or give it a value; compact() removes nulls and empty strings from a list.", path, i)
+}
+
+// NullElementSummary is the summary of a null element.
+const NullElementSummary = nullElementSummary
 
 func (noNullElements) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
@@ -432,6 +441,29 @@ func CommitSHA() validator.String {
 }
 
 var commitSHA = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
+
+// WholeNumber checks a number attribute for a whole number between minimum and maximum. Such attributes are
+// numbers, not Int64: Terraform accepts 1.5 for an Int64 attribute, and the framework's conversion then
+// fails with an error that blames the provider.
+func WholeNumber(minimum, maximum int64) validator.Number { return wholeNumber{minimum, maximum} }
+
+type wholeNumber struct{ minimum, maximum int64 }
+
+func (v wholeNumber) Description(context.Context) string {
+	return fmt.Sprintf("must be a whole number between %d and %d", v.minimum, v.maximum)
+}
+func (v wholeNumber) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v wholeNumber) ValidateNumber(_ context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	f := req.ConfigValue.ValueBigFloat()
+	n, acc := f.Int64()
+	if !f.IsInt() || acc != big.Exact || n < v.minimum || n > v.maximum {
+		AddError(&resp.Diagnostics, req.Path, "Invalid number", fmt.Sprintf("%s is %s; it %s.", req.Path, f.Text('g', -1), v.Description(context.Background())))
+	}
+}
 
 // Duration accepts a positive Go duration ("90s", "15m", "1h30m").
 func Duration() validator.String { return duration{} }
