@@ -7,6 +7,8 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
+	"os/signal"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -39,6 +41,11 @@ func serve(ctx context.Context, debug bool) error {
 			log.Printf("[WARN] removing temporary Git caches: %v", err)
 		}
 	}()
+	// Ctrl-C in a terminal reaches the whole process group: stop the function renders, which Terraform's
+	// StopProvider does not reach (internal/provider/interrupt.go). go-plugin ignores the signal otherwise.
+	interrupted, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	provider.SetProcessStop(interrupted)
 	return providerserver.Serve(ctx, provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/kalypso/kalypso",
 		Debug:   debug,

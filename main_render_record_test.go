@@ -40,6 +40,7 @@ spec: {deploymentTargetSelector: {labelSelector: {matchLabels: {tier: web}}}, cl
 // still shows the render's warning. An edit of the branch under path, or a change of the inputs, makes
 // the plan render again and show the change.
 func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
+	t.Parallel()
 	tfBin, rc := providerUnderTerraform(t)
 	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
 	dir := t.TempDir()
@@ -148,6 +149,7 @@ func renders(log string) int {
 // Terraform plans and applies on different workers), the apply renders again, reaches the same tree and
 // applies. A plain `terraform apply` renders once: its apply walk reuses the tree of its plan walk.
 func TestApplyOfASavedPlanDoesNotRenderAgain(t *testing.T) {
+	t.Parallel()
 	tfBin, rc := providerUnderTerraform(t)
 	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
 	dir, cache := t.TempDir(), t.TempDir()

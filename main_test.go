@@ -43,6 +43,7 @@ func providerUnderTerraform(t *testing.T) (tfBin, rc string) {
 // terraform stops the provider process, the process's kalypso-git-cache-* directory is gone from the temp
 // dir. With cache_dir set, the clone is kept there, which shows that the run did fill a cache.
 func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
+	t.Parallel()
 	tfBin, rc := providerUnderTerraform(t)
 	root := t.TempDir()
 	gitserver.NewSeededRepo(t, root, "cp.git", "main", map[string]string{
@@ -92,6 +93,7 @@ func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 // render's "Render canceled" error. The time from SIGINT to exit is logged; the bound below only keeps
 // a regression from hanging the suite.
 func TestCtrlCStopsARunawayTemplate(t *testing.T) {
+	t.Parallel()
 	tfBin, rc := providerUnderTerraform(t)
 	const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
 	manifests := av + "kind: ClusterType\nmetadata:\n  name: large\nspec:\n  reconciler: runaway\n  namespaceService: default\n---\n" +

@@ -370,7 +370,7 @@ func TestErrorHint_PermissionIsNotTheNetwork(t *testing.T) {
 	if strings.Contains(hint, "network") || !strings.Contains(hint, "permissions") {
 		t.Errorf("hint %q", hint)
 	}
-	if hint, attr := ErrorHint(errors.New("dial tcp: connection refused")); !strings.Contains(hint, "network") || attr != "" {
+	if hint, attr := ErrorHint(errors.New("dial tcp: connection refused")); !strings.Contains(hint, "network") || attr != "repository_url" {
 		t.Errorf("hint %q attr %q", hint, attr)
 	}
 }

@@ -19,6 +19,7 @@ import (
 // pull request is open, a refresh compares the head branch (the content Terraform proposed); once merged
 // or closed, the base branch.
 func TestRefresh_PullRequest(t *testing.T) {
+	t.Parallel()
 	const token = "ghp_refreshTEST"
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"clusters/a.yaml": "base\n"})

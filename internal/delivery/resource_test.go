@@ -15,6 +15,7 @@ import (
 )
 
 func TestRenderRecord_RoundTrip(t *testing.T) {
+	t.Parallel()
 	inputs := RenderInputs("build-1", []byte("key"))
 	rec := RenderRecord{Inputs: inputs, Tree: gitrepo.EmptyTreeID, Warnings: model.Diagnostics{{Severity: model.SeverityWarning, Summary: "Unscheduled deployment targets", Kind: "DeploymentTarget", Name: "app-api"}}}
 	got := ParseRenderRecord(rec.Marshal())
@@ -30,6 +31,7 @@ func TestRenderRecord_RoundTrip(t *testing.T) {
 }
 
 func TestRenderRecord_NothingToReuse(t *testing.T) {
+	t.Parallel()
 	// Files mode, or an apply that recorded no tree, writes no record.
 	for _, rec := range []RenderRecord{{}, {Inputs: "x"}, {Tree: gitrepo.EmptyTreeID}} {
 		if b := rec.Marshal(); b != nil {
@@ -53,6 +55,7 @@ func TestRenderRecord_NothingToReuse(t *testing.T) {
 }
 
 func TestRenderInputs(t *testing.T) {
+	t.Parallel()
 	a := RenderInputs("build", []byte("key"))
 	if len(a) != 64 || strings.Trim(a, "0123456789abcdef") != "" {
 		t.Errorf("%q is not a hex sha256", a)
@@ -67,6 +70,7 @@ func TestRenderInputs(t *testing.T) {
 }
 
 func TestPlanned_ExpectedTree(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		p    Planned
@@ -86,6 +90,7 @@ func TestPlanned_ExpectedTree(t *testing.T) {
 }
 
 func TestPlanned_Check(t *testing.T) {
+	t.Parallel()
 	p := Planned{ContentHash: "planned"}
 	if err := p.Check("planned", nil); err != nil {
 		t.Errorf("the planned tree: %v", err)
@@ -109,6 +114,7 @@ func TestPlanned_Check(t *testing.T) {
 }
 
 func TestPlanned_Applied(t *testing.T) {
+	t.Parallel()
 	if h, b := (Planned{}).Applied("tree"); h != "tree" || b != "tree" {
 		t.Errorf("unknown at plan time: %q %q, want the delivered tree for both", h, b)
 	}
@@ -121,6 +127,7 @@ func TestPlanned_Applied(t *testing.T) {
 }
 
 func TestRefreshed_Update(t *testing.T) {
+	t.Parallel()
 	ins := inspection(map[string]string{"a.yaml": "a\n"}, map[string]string{PromotedCommitFile: strings.Repeat("b", 40)})
 	ins.HeadSHA = "head"
 	f := &Refreshed{Inspection: ins}
@@ -146,6 +153,7 @@ func TestRefreshed_Update(t *testing.T) {
 }
 
 func TestResource_Desired(t *testing.T) {
+	t.Parallel()
 	promoted := strings.Repeat("c", 40)
 	r := Resource{Path: "clusters", PromotedCommitID: &promoted}
 	d := r.Desired(map[string][]byte{"a.yaml": []byte("a")}, "", false)
@@ -164,6 +172,7 @@ func TestResource_Desired(t *testing.T) {
 }
 
 func TestResource_Removal(t *testing.T) {
+	t.Parallel()
 	promoted := strings.Repeat("d", 40)
 	d := Resource{Path: "clusters", PromotedCommitID: &promoted, Message: DefaultCommitMessage}.Removal()
 	if len(d.Files) != 0 || d.Files == nil ||
@@ -176,6 +185,7 @@ func TestResource_Removal(t *testing.T) {
 }
 
 func TestResource_PullRequestRules(t *testing.T) {
+	t.Parallel()
 	promoted, older := strings.Repeat("e", 40), strings.Repeat("f", 40)
 	direct := Resource{RepoURL: "https://github.com/org/fleet.git", Branch: "dev", Path: "clusters", Message: "m", PromotedCommitID: &promoted,
 		Author: gitrepo.Signature{Name: "CI", Email: "ci@example.com"}, MaxChanges: 5, MaxDeletePercent: 30}
@@ -215,6 +225,7 @@ func TestResource_PullRequestRules(t *testing.T) {
 }
 
 func TestDesired_TreeID(t *testing.T) {
+	t.Parallel()
 	files := map[string][]byte{"a/b.yaml": []byte("b\n"), "c.yaml": []byte("c\n")}
 	id, err := Desired{Files: files}.TreeID()
 	if err != nil {
@@ -231,6 +242,7 @@ func TestDesired_TreeID(t *testing.T) {
 }
 
 func TestPullRequestAfter(t *testing.T) {
+	t.Parallel()
 	opened := &githubpr.PR{Number: 7, URL: "https://github.com/org/fleet/pull/7", State: githubpr.StateOpen}
 	prior := PullRequestRecord{Number: 3, URL: "https://github.com/org/fleet/pull/3", State: githubpr.StateMerged}
 	if got := PullRequestAfter(opened, prior); got != (PullRequestRecord{7, opened.URL, githubpr.StateOpen}) {

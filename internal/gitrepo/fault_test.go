@@ -30,6 +30,7 @@ var faultOutside = map[string]string{
 // commit count), nothing outside path changed, the token is not in the error, and once the fault is gone
 // the same Apply converges with exactly one new commit whose only parent is the previous head.
 func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
+	t.Parallel()
 	const token = "ghp_FAULTtoken0123456789abcdef"
 	v1 := map[string]string{"drone/README.md": "drone", "drone/t1/namespace.yaml": "kind: Namespace\n"}
 	v2 := map[string]string{"drone/README.md": "drone v2", "large/README.md": "large"}

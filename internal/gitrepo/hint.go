@@ -106,7 +106,8 @@ func Hint(err error, f Fields) (hint, attribute string) {
 		return "TLS verification of the Git server failed (it is always on). For a server whose certificate comes from a private CA, " +
 			"put that CA's PEM certificate in the provider's ca_certificates.", ""
 	}
-	return "The remote may be unreachable from this machine; check the network and retry.", ""
+	// A host that does not resolve or answer: the URL is what the user checks first, so the error sits on it.
+	return "The remote may be unreachable from this machine: check " + f.Repo + " (its host and port, and the provider's git_url_rewrites), then the network, and retry.", f.Repo
 }
 
 func own(f Fields) string {

@@ -96,10 +96,18 @@ func TestHint_WhatWasWrittenAndWhatElseFailed(t *testing.T) {
 	}{
 		{fmt.Errorf("open /srv/fleet.git/objects: %w", os.ErrPermission), "file permissions"},
 		{errors.New(`Get "https://git.example.com": tls: failed to verify certificate: x509: certificate signed by unknown authority`), "ca_certificates"},
-		{errors.New("dial tcp 10.0.0.1:443: connect: connection refused"), "check the network"},
 	} {
 		if hint, attribute := gitrepo.Hint(tc.err, read); !strings.Contains(hint, tc.want) || attribute != "" || gitrepo.Class(tc.err) != nil {
 			t.Errorf("%v: hint %q, attribute %q: want %q and no attribute", tc.err, hint, attribute, tc.want)
+		}
+	}
+	// A host that does not answer or resolve is reported on the URL attribute.
+	for _, err := range []error{
+		errors.New("dial tcp 10.0.0.1:443: connect: connection refused"),
+		errors.New(`Get "https://git.invalid/x.git/info/refs": dial tcp: lookup git.invalid: no such host`),
+	} {
+		if hint, attribute := gitrepo.Hint(err, read); !strings.Contains(hint, "check git.repo (its host and port") || attribute != "git.repo" {
+			t.Errorf("%v: hint %q, attribute %q: want the network hint on git.repo", err, hint, attribute)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 // A second inspection of the same branch sees the same files; after a commit changes the path, the new
 // files; and a caller that modifies its Inspection does not change what the next one sees.
 func TestInspect_RepeatedInspectionsSeeTheBranch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{
 		"README.md": "outside", "gitops/a/x.yaml": "x", "gitops/b/y.yaml": "y", "gitops/.flux/z.yaml": "dot",

@@ -13,6 +13,7 @@ import (
 // Compose memoizes by matching sources; every caller must still get a config of its own, because
 // templates can modify ConfigData with sprig's set and unset.
 func TestComposeMemoReturnsIndependentCopies(t *testing.T) {
+	t.Parallel()
 	global := &model.ConfigMap{Data: map[string]string{"ingress": "hosts:\n- a\nclass: nginx", "region": "west"}}
 	global.Metadata.Name, global.Metadata.Labels = "global", map[string]string{"platform-config": "true"}
 	gold := &model.ConfigMap{Data: map[string]string{"ingress": "hosts:\n- b"}}

@@ -16,6 +16,7 @@ type m = map[interface{}]interface{}
 type l = []interface{}
 
 func TestParseValue(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		raw  string
@@ -56,6 +57,7 @@ func TestParseValue(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name               string
 		existing, incoming interface{}
@@ -92,6 +94,7 @@ func TestMerge(t *testing.T) {
 }
 
 func TestMatches(t *testing.T) {
+	t.Parallel()
 	target := Target{
 		ClusterTypeName:   "large",
 		ClusterTypeLabels: map[string]string{"region": "west-us", "size": "large", "cluster-type": "alias"},
@@ -167,6 +170,7 @@ func cm(name string, labels map[string]string, data map[string]string) string {
 var pc = map[string]string{"platform-config": "true"}
 
 func TestComposeOrderAndMatching(t *testing.T) {
+	t.Parallel()
 	target := Target{ClusterTypeName: "large", ClusterTypeLabels: map[string]string{"region": "west"}, DeploymentTarget: "app-t", TargetLabels: map[string]string{"workload": "app", "workspace": "ws"}}
 	maps := configMaps(t,
 		cm("b", pc, map[string]string{"K": "from-b", "LIST": "- b"}),
@@ -207,6 +211,7 @@ func TestComposeOrderAndMatching(t *testing.T) {
 }
 
 func TestComposeAzureKeysShortestFirst(t *testing.T) {
+	t.Parallel()
 	// Labelled keys are longer than the plain key, so the most specific key is merged last and wins.
 	maps := configMaps(t, cm("azure-app-config", nil, map[string]string{
 		"deployment-target.app-t.workload.app.SIZE": "most-specific",
@@ -232,6 +237,7 @@ func TestComposeAzureKeysShortestFirst(t *testing.T) {
 // An azure-app-config* map that is also labelled platform-config: "true" is read twice: in the first pass
 // by its own labels with its keys taken literally, in the second key by key, ignoring its own labels.
 func TestComposeAzureMapAlsoLabelledPlatformConfig(t *testing.T) {
+	t.Parallel()
 	maps := configMaps(t, cm("azure-app-config-both", map[string]string{"platform-config": "true", "cluster-type": "small"},
 		map[string]string{"cluster-type.large.X": "keyed", "LIST": "- item"}))
 	s := NewSources(maps)
@@ -249,6 +255,7 @@ func TestComposeAzureMapAlsoLabelledPlatformConfig(t *testing.T) {
 // Upstream leaves equal-length keys in an unstable order; here they merge in name order, so the later
 // name wins, the same on every run (a documented deviation).
 func TestComposeAzureEqualLengthKeysInNameOrder(t *testing.T) {
+	t.Parallel()
 	maps := configMaps(t, cm("azure-app-config", nil, map[string]string{"zone.east.SIZE": "zone", "tier.gold.SIZE": "tier"}))
 	target := Target{ClusterTypeName: "large", ClusterTypeLabels: map[string]string{"zone": "east", "tier": "gold"}, TargetLabels: map[string]string{}}
 	for i := 0; i < 20; i++ {
@@ -259,6 +266,7 @@ func TestComposeAzureEqualLengthKeysInNameOrder(t *testing.T) {
 }
 
 func TestSchemaValidation(t *testing.T) {
+	t.Parallel()
 	schema := `{"type":"object","properties":{"REPLICAS":{"type":"integer","minimum":1},"RATIO":{"type":"number"},"NAME":{"type":"string"},"NESTED":{"type":"object","properties":{"n":{"type":"integer"}}}},"required":["REPLICAS"]}`
 	s, err := CompileSchema(schema)
 	if err != nil {
@@ -302,6 +310,7 @@ func TestSchemaValidation(t *testing.T) {
 }
 
 func TestCompileSchema(t *testing.T) {
+	t.Parallel()
 	if _, err := CompileSchema("type: object\nproperties:\n  A: {type: string}\n"); err != nil {
 		t.Errorf("YAML schema: %v", err)
 	}
@@ -340,6 +349,7 @@ func TestCompileSchema(t *testing.T) {
 // Upstream reads a ConfigSchema's text with a JSON decoder, which skips leading whitespace; its own
 // validator test schema starts with a newline and indents with tabs, which YAML cannot read.
 func TestCompileSchemaJSONWithLeadingWhitespaceAndTabs(t *testing.T) {
+	t.Parallel()
 	text := "\n\t{\n\t\t\"$schema\": \"http://json-schema.org/draft-07/schema#\",\n\t\t\"type\": \"object\",\n" +
 		"\t\t\"properties\": {\"REPLICAS\": {\"type\": \"integer\",\n\t\t\t\"maximum\": 9}},\n\t\t\"required\": [\"REPLICAS\"]\n\t}\n\n"
 	s, err := CompileSchema(text)
@@ -360,6 +370,7 @@ func TestCompileSchemaJSONWithLeadingWhitespaceAndTabs(t *testing.T) {
 }
 
 func TestParseValueHostileInput(t *testing.T) {
+	t.Parallel()
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
 		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
 		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ni: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n"

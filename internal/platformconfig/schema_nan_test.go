@@ -6,6 +6,7 @@ package platformconfig
 import "testing"
 
 func TestValidateKeepsNonFiniteNumbersAsStrings(t *testing.T) {
+	t.Parallel()
 	s, err := CompileSchema(`{"type":"object","properties":{"A":{"type":"string"},"B":{"type":"string"},"C":{"type":"number"}}}`)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // FIFO, which would hang a read), a relative path or a URL is an error naming the reference, and nothing
 // is read: the error never shows the file's content.
 func TestSchemaRefNeverLeavesTheDocument(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret.json")
 	if err := os.WriteFile(secret, []byte(`{"type": "object", "title": "SECRET-CONTENT"}`), 0o600); err != nil {

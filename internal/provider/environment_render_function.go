@@ -94,6 +94,8 @@ func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunReq
 		}
 	}
 	manifests, _ := manifestStrings(list)
+	ctx, stop := withProcessStop(ctx) // Terraform does not stop a function's provider instance (interrupt.go)
+	defer stop()
 	res, diags, err := renderCached(environment, manifests, limits.Options(ctx, ""), only)
 	if errs := diags.Errors(); len(errs) > 0 {
 		resp.Error = function.ConcatFuncErrors(resp.Error, renderFuncError(errs))

@@ -231,7 +231,7 @@ func (r *faultRig) scan(secrets ...string) {
 // the branch holds no partial commit and nothing outside path changed, the state still matches the
 // remote (a refresh-only plan is empty, or for a push whose answer was lost shows exactly that drift),
 // and a later apply converges with exactly one commit for the change.
-func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) {
+func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) { //nolint:paralleltest // newFaultRig sets GIT_TOKEN and TF_LOG with t.Setenv for the terraform it runs
 	cases := []struct {
 		name     string
 		provider string
@@ -417,7 +417,7 @@ func waitFor(t *testing.T, ch <-chan struct{}, exited <-chan error, out *bytes.B
 //   - SIGKILL before the push lands: the provider's request is cancelled, nothing lands;
 //   - SIGKILL after the push landed but before Terraform saved the state: the state still says v1,
 //     refresh reads v2 from the branch, and the plan is empty because the configuration already holds.
-func TestAccGitopsCommit_InterruptedApply(t *testing.T) {
+func TestAccGitopsCommit_InterruptedApply(t *testing.T) { //nolint:paralleltest // newFaultRig sets GIT_TOKEN and TF_LOG with t.Setenv for the terraform it runs
 	cases := []struct {
 		name   string
 		signal syscall.Signal

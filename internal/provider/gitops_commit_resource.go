@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -114,7 +115,12 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"environment": schema.StringAttribute{Required: true, MarkdownDescription: "Environment to render, for example `dev`."},
 					"manifests": schema.ListAttribute{
 						Required: true, ElementType: types.StringType,
-						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents.",
+						// Not a secret: the flag keeps the plan from printing the whole model a second time (the
+						// model resources' own plans show each manifest, and `changes` what they render to).
+						Sensitive: true,
+						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents. " +
+							"The plan prints it as `(sensitive value)`: it holds no secret, but the same manifests are in the plans of the resources " +
+							"that produce them, and `changes` shows what they render to, so printing them here only repeated them (`terraform show -json` has them).",
 					},
 					"config_validation": schema.StringAttribute{
 						Optional:            true,
@@ -319,6 +325,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = gitopsLogContext(ctx, &plan)
 	var state *gitopsCommitModel
 	var last *delivery.RenderRecord
 	if !req.State.Raw.IsNull() {
@@ -363,6 +370,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	plan.RenderSummary = renderSummaryValue(&plan, d.summary)
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
+		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	decision := delivery.DecidePlan(delivery.PlanFacts{Known: cs != nil, Empty: cs != nil && cs.Empty(), HasState: state != nil,
 		PullRequest: !plan.PullRequest.IsNull() && !plan.PullRequest.IsUnknown(), PullRequestUnknown: plan.PullRequest.IsUnknown(), Moving: move != nil})
@@ -370,6 +378,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	case decision.CommitUnknown:
 		plan.CommitSHA = types.StringUnknown()
 	case decision.KeepRecorded:
+		tflog.Info(ctx, "nothing to write: the branch already holds the desired files under path")
 		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
 		plan.changesFrom(state)
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
@@ -470,6 +479,7 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = gitopsLogContext(ctx, &state)
 	req2 := r.settings(ctx, &state, &resp.Diagnostics).RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
 	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
@@ -561,7 +571,12 @@ func replacedAttributes(paths path.Paths) string {
 func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state gitopsCommitModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || state.RetainOnDestroy.ValueBool() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = gitopsLogContext(ctx, &state)
+	if state.RetainOnDestroy.ValueBool() {
+		tflog.Info(ctx, "nothing to write: retain_on_destroy keeps the files on the branch")
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
@@ -619,6 +634,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	if diags.HasError() {
 		return
 	}
+	ctx = gitopsLogContext(ctx, &m)
 	d := r.desiredFiles(ctx, &m, diags, nil)
 	if diags.HasError() {
 		return
@@ -678,6 +694,9 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
 		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		if pr.Number != 0 && pr.Number == before.Number {
+			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
+		}
 		if m.PullRequestState = types.StringValue(pr.State); pr.Number != 0 {
 			m.PullRequestNumber, m.PullRequestURL = types.Int64Value(int64(pr.Number)), types.StringValue(pr.URL)
 		}

@@ -423,7 +423,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	}
 	file := fileName(use.file, tmpl.Spec.ContentType)
 	s.checkYAML(use, tmpl, file, out)
-	s.checkDocuments(use, file, out)
+	s.checkDocuments(use, tmpl, file, out)
 	return renderedFile{filePath(s.a.Path, file), content}, true, true
 }
 

@@ -15,6 +15,7 @@ import (
 // ConfigMap is a valid core ConfigMap, for ordinary targets and configs. (Names too long for a namespace
 // or a label value are the concern of deployability checks, not of this test.)
 func TestBuiltinTemplatesRenderDocumentsTheReconcilersAccept(t *testing.T) {
+	t.Parallel()
 	crds := crdschema.Default(t)
 	// CEL rules are not evaluated by the checker: the built-in templates must not set the fields they
 	// constrain, so that they hold trivially.

@@ -71,6 +71,7 @@ func builtinDocFiles(t *testing.T) map[string]string {
 }
 
 func TestBuiltinTemplateDocs(t *testing.T) {
+	t.Parallel()
 	files := builtinDocFiles(t)
 	if os.Getenv("UPDATE_TEMPLATE_DOCS") != "" {
 		for name, content := range files {
@@ -93,6 +94,7 @@ func TestBuiltinTemplateDocs(t *testing.T) {
 // TestTemplatesGuideNamesEverything: the guide lists every built-in template, shows each one's files,
 // and documents every field a template can read and every function Kalypso adds to sprig.
 func TestTemplatesGuideNamesEverything(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../templates/guides/templates.md.tmpl")
 	if err != nil {
 		t.Fatal(err)

@@ -285,6 +285,18 @@ func (c *configMapDataChecker) check(doc string) []nonStringData {
 	if v, ok := c.memo.Load(key); ok {
 		return v.([]nonStringData) //nolint:forcetypeassert // only this function stores into memo
 	}
+	bad, ok := scanDataSection(section)
+	if !ok {
+		bad = parseDataSection(section)
+	}
+	if c.size.Add(1) <= yamlMemoLimit {
+		c.memo.Store(key, bad)
+	}
+	return bad
+}
+
+// parseDataSection finds the non-string values of a `data:` section with a YAML parser.
+func parseDataSection(section string) []nonStringData {
 	var root yamlv3.Node
 	var bad []nonStringData
 	if yamlv3.Unmarshal([]byte(section), &root) == nil && len(root.Content) == 1 && root.Content[0].Kind == yamlv3.MappingNode &&
@@ -296,10 +308,98 @@ func (c *configMapDataChecker) check(doc string) []nonStringData {
 			}
 		}
 	}
-	if c.size.Add(1) <= yamlMemoLimit {
-		c.memo.Store(key, bad)
-	}
 	return bad
+}
+
+// scanDataSection is parseDataSection for the block-style `data:` that templates write (toYaml's
+// output), read line by line: parsing every ConfigMap of a fleet whose assignments each compose their
+// own config cost a third of the render. ok is false for anything else it does not read with
+// certainty (flow style, anchors, tags, tabs, quoted keys), which parseDataSection then reads.
+func scanDataSection(section string) (bad []nonStringData, ok bool) {
+	lines := strings.Split(section, "\n")
+	if strings.TrimSpace(strings.TrimPrefix(lines[0], "data:")) != "" || strings.ContainsAny(section, "\t&*!") {
+		return nil, false
+	}
+	indent, inList := -1, false // inList: the entry above has no inline value, so `- ` items at its indent are its list
+	for i := 1; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], " \r")
+		body := strings.TrimLeft(line, " ")
+		n := len(line) - len(body)
+		if body == "" || body[0] == '#' || (indent >= 0 && n > indent) {
+			continue // blank, comment, or inside the value of the entry above
+		}
+		if indent < 0 {
+			indent = n
+		}
+		if n == indent && inList && (strings.HasPrefix(body, "- ") || body == "-") {
+			continue
+		}
+		if n != indent || body[0] == '-' || body[0] == '?' {
+			return nil, false
+		}
+		key, value, found := strings.Cut(body, ":")
+		if q := body[0]; q == '"' || q == '\'' { // a quoted key, as toYaml writes "y" or "N"
+			end := strings.IndexByte(body[1:], q)
+			if end < 0 || strings.ContainsRune(body[1:1+end], '\\') {
+				return nil, false
+			}
+			key, value, found = body[1:1+end], "", strings.HasPrefix(body[2+end:], ":")
+			if found {
+				value = body[3+end:]
+			}
+		}
+		if !found || (value != "" && value[0] != ' ') {
+			return nil, false
+		}
+		value = strings.TrimSpace(value)
+		if j := strings.Index(value, " #"); j >= 0 {
+			value = strings.TrimSpace(value[:j])
+		}
+		what := ""
+		inList = value == ""
+		switch {
+		case value == "" || value[0] == '#':
+			what = nestedValue(lines[i+1:], indent)
+		case value[0] == '{':
+			what = "a mapping"
+		case value[0] == '[':
+			what = "a list"
+		case value[0] == '|' || value[0] == '>' || value[0] == '"' || value[0] == '\'':
+		case strings.ContainsRune("0123456789+-.tTfF", rune(value[0])):
+			var n yamlv3.Node
+			if yamlv3.Unmarshal([]byte(value), &n) != nil || len(n.Content) != 1 {
+				return nil, false
+			}
+			what = nonStringValue(n.Content[0])
+		}
+		if what != "" {
+			bad = append(bad, nonStringData{key, what})
+		}
+	}
+	return bad, true
+}
+
+// nestedValue says what the block value that follows an entry with no inline value is: the next
+// non-blank line, more indented (or a `- ` item at the same indent), starts a mapping or a list;
+// nothing there is null, which the API server reads as an empty string.
+func nestedValue(rest []string, indent int) string {
+	for _, line := range rest {
+		body := strings.TrimLeft(strings.TrimRight(line, " \r"), " ")
+		if body == "" || body[0] == '#' {
+			continue
+		}
+		n := len(line) - len(strings.TrimLeft(line, " "))
+		switch {
+		case strings.HasPrefix(body, "- ") || body == "-":
+			if n >= indent {
+				return "a list"
+			}
+		case n > indent:
+			return "a mapping"
+		}
+		return ""
+	}
+	return ""
 }
 
 // dataSection is the top-level `data:` entry of a document, up to the next top-level key.
@@ -355,12 +455,19 @@ func nonStringValue(n *yamlv3.Node) string {
 // ConfigMap whose data holds a value that is not a string (about the platform ConfigMap that holds the
 // value, or the Template when none does). One warning per template manifest and object, naming the
 // first file and counting the others (mergeYAMLIssues).
-func (s *assignmentRender) checkDocuments(use templateUse, file string, out []string) {
-	if !strings.HasSuffix(file, ".yaml") {
+//
+// The built-in templates are left out: they write only served apiVersions and quote every ConfigMap
+// value (TestBuiltinTemplatesRenderDocumentsTheReconcilersAccept). So is any manifest that names no
+// Flux or Argo CD group and no ConfigMap, which a substring search finds faster than reading its lines.
+func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template, file string, out []string) {
+	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
 		return
 	}
 	tmplSrc := s.job.set.Source(model.KindTemplate, use.name)
 	for i, m := range out {
+		if !strings.Contains(m, "fluxcd.io/") && !strings.Contains(m, "argoproj.io/") && !strings.Contains(m, "ConfigMap") {
+			continue
+		}
 		for _, h := range docHeaders(m) {
 			if unserved(h) {
 				// Formatted only for the first assignment that reports it (yamlIssue.build).

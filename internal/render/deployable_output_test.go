@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/crdschema"
 )
 
@@ -222,5 +223,71 @@ func TestTutorialArcFluxTemplateOnCurrentFlux(t *testing.T) {
 	}
 	if validated != 8 {
 		t.Errorf("validated %d Flux documents, want 8", validated)
+	}
+}
+
+// The line scanner reads a `data:` section as the YAML parser does, or declines: on toYaml's output
+// of configs of every shape, and on hand-written sections.
+func TestScanDataSectionAgreesWithTheParser(t *testing.T) {
+	t.Parallel()
+	configs := []map[string]interface{}{
+		{"A": "x", "B": "3", "C": "true", "D": "", "E": "line one\nline two\n", "F": "say: \"hi\"", "G": "- not a list", "H": "#hash"},
+		{"DATABASE": map[string]interface{}{"host": "db", "port": 5432}, "HOSTS": []interface{}{"a", "b"}, "EMPTY": map[string]interface{}{}, "NONE": []interface{}{}},
+		{"N": 3, "F": 1.5, "B": false, "Z": nil, "S": "ok", "L": []interface{}{map[string]interface{}{"name": "x"}}},
+		{"a.b-c_d": "v", "x": "{not: flow}", "y": "[1, 2]", "k": "key: value"},
+	}
+	var sections []string
+	for _, c := range configs {
+		sections = append(sections, "data:\n"+indentLines(templating.ToYAML(c), "  ")+"\n")
+	}
+	sections = append(sections,
+		"data:\n  a: 1 # a comment\n  # only a comment\n\n  b: |\n    text\n  c:\n  - x\n  d:\n    e: f\n  g: 0x1F\n  h: .5\n  i: -3\n  j: True\n  k: tea\n",
+		"data: {a: 1}\n", "data:\n  \"quoted key\": 1\n", "data:\n  a: &x 1\n  b: *x\n", "data:\n  a:b: c\n", "data:\n  a: !!str 1\n",
+	)
+	for _, sec := range sections {
+		got, ok := scanDataSection(sec)
+		want := parseDataSection(sec)
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("section %q: scanned %+v, parsed %+v", sec, got, want)
+		}
+	}
+	for _, sec := range sections[:len(configs)+1] {
+		if _, ok := scanDataSection(sec); !ok {
+			t.Errorf("the scanner declines a block-style section:\n%s", sec)
+		}
+	}
+}
+
+func indentLines(text, prefix string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// The document warnings name the first file in assignment order, whichever worker rendered it, so a
+// plan and its apply (and the function's plan and apply) get the same warnings.
+func TestRenderDocumentWarningsDoNotDependOnTheWorkers(t *testing.T) {
+	t.Parallel()
+	var targets []targetSpec
+	for i := 0; i < 60; i++ {
+		targets = append(targets, targetSpec{name: fmt.Sprintf("t%02d", i), env: "dev"})
+	}
+	docs := deployableDocs(map[string]string{"DATABASE": "host: db\nport: 5432"},
+		templateDoc("flux", "reconciler", "", upstreamGitRepository),
+		templateDoc("configmap", "config", "yaml", upstreamConfigMapTemplate),
+	)
+	docs[3] = workloadDoc("app", "", nil, targets...)
+	_, first := mustRender(t, "dev", Options{Parallelism: 8}, docs...)
+	if len(first) != 2 || !strings.Contains(first[0].Detail, "first in large/app-t00/") || !strings.Contains(first[1].Detail, "first in large/app-t00/") {
+		t.Fatalf("warnings: %v", first)
+	}
+	for i := 0; i < 10; i++ {
+		if _, again := mustRender(t, "dev", Options{Parallelism: 8}, docs...); !reflect.DeepEqual(again, first) {
+			t.Fatalf("render %d warns otherwise:\n%v\nthen:\n%v", i, first, again)
+		}
 	}
 }

@@ -181,6 +181,7 @@ func TestHostileInputCatalogue_Render(t *testing.T) {
 // fraction of a second, with a diagnostic that names the template, the deployment target, the Workload,
 // the cluster type and the attribute to raise, and no tree.
 func TestHostileInputCatalogue_RenderLimits(t *testing.T) {
+	t.Parallel()
 	docs := func(rec string, workload string) []string {
 		if workload == "" {
 			workload = workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"})
@@ -263,6 +264,7 @@ func TestHostileInputCatalogue_RenderLimits(t *testing.T) {
 
 // TestCRLFInputKeepsEveryDocument: a manifests string from a Windows editor keeps every document.
 func TestCRLFInputKeepsEveryDocument(t *testing.T) {
+	t.Parallel()
 	all := strings.Join([]string{clusterTypeDoc("large", nil, "rec", "ns", "cfg"), clusterTypeDoc("small", nil, "rec", "ns", "cfg"),
 		registrationDoc("app", "ws"), workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}), policyDoc("p", "", "", "")}, "--- # next\n")
 	docs := append([]string{strings.ReplaceAll(all, "\n", "\r\n")}, simpleTemplates...)
@@ -275,6 +277,7 @@ func TestCRLFInputKeepsEveryDocument(t *testing.T) {
 // TestInvalidYAMLWarningIsOnePerTemplateManifest: a broken template applied to many targets yields one
 // warning that names the first file and counts the others, in a deterministic order.
 func TestInvalidYAMLWarningIsOnePerTemplateManifest(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		clusterTypeDoc("large", nil, "rec", "ns", "cfg"),
 		registrationDoc("app", "ws"),
@@ -314,6 +317,7 @@ func assertTreeSafe(t *testing.T, files map[string]string) {
 // Written by a built-in template into a validated field, they are errors naming the deployment target,
 // the cluster type and the value; handed to an input template, which may not use them, they are warnings.
 func TestHostileInputCatalogue_Deployability(t *testing.T) {
+	t.Parallel()
 	docs := func(ct, workload, registration string, extra ...string) []string {
 		if ct == "" {
 			ct = clusterTypeDoc("large", nil, "arc-flux", "default", "configmap")

@@ -14,6 +14,7 @@ import (
 )
 
 func TestRenderTreeLayout(t *testing.T) {
+	t.Parallel()
 	docs := append([]string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
 		clusterTypeDoc("unused", map[string]string{"size": "none"}, "rec", "ns", "cfg"),
@@ -61,6 +62,7 @@ func renderFiles(t *testing.T, templates ...string) map[string]string {
 }
 
 func TestRenderFileRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		templates []string
@@ -109,6 +111,7 @@ func TestRenderFileRules(t *testing.T) {
 }
 
 func TestRenderConfigDataPerAssignment(t *testing.T) {
+	t.Parallel()
 	docs := append([]string{
 		clusterTypeDoc("large", map[string]string{"size": "large", "region": "west"}, "rec", "ns", "cfg"),
 		clusterTypeDoc("small", map[string]string{"size": "small"}, "rec", "ns", "cfg"),
@@ -130,6 +133,7 @@ func TestRenderConfigDataPerAssignment(t *testing.T) {
 }
 
 func TestRenderMissingTemplate(t *testing.T) {
+	t.Parallel()
 	for _, field := range []string{"spec.reconciler", "spec.namespaceService", "spec.configType"} {
 		t.Run(field, func(t *testing.T) {
 			rec, ns, cfg := "rec", "ns", "cfg"
@@ -158,6 +162,7 @@ func TestRenderMissingTemplate(t *testing.T) {
 }
 
 func TestRenderTemplateFailure(t *testing.T) {
+	t.Parallel()
 	for name, tmpl := range map[string]string{
 		"parse":     "{{ .Workload ",
 		"execute":   `{{ fail "nope" }}`,
@@ -183,6 +188,7 @@ func TestRenderTemplateFailure(t *testing.T) {
 }
 
 func TestBuiltinTemplates(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		clusterTypeDoc("flux", map[string]string{"r": "flux"}, "arc-flux", "default", ""),
 		clusterTypeDoc("argo", map[string]string{"r": "argo"}, "argocd", "default", "configmap"),
@@ -260,6 +266,7 @@ func TestBuiltinTemplates(t *testing.T) {
 }
 
 func TestUserTemplateOverridesBuiltin(t *testing.T) {
+	t.Parallel()
 	res, _ := mustRender(t, "dev", Options{},
 		clusterTypeDoc("ct", nil, "arc-flux", "default", "configmap"),
 		registrationDoc("app", "ws"),
@@ -277,6 +284,7 @@ func TestUserTemplateOverridesBuiltin(t *testing.T) {
 }
 
 func TestRenderConfigValidation(t *testing.T) {
+	t.Parallel()
 	schema := `{"type":"object","properties":{"REPLICAS":{"type":"integer","maximum":5}}}`
 	docs := append([]string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
@@ -381,6 +389,7 @@ func TestRenderConfigViolation_OnceNamingTheObject(t *testing.T) {
 // Upstream decodes schema text as JSON, which may start with whitespace (its own test schema starts with a
 // newline and indents with tabs). Such a schema applies in the render, from a ConfigSchema or a target.
 func TestRenderConfigSchemaJSONAfterWhitespace(t *testing.T) {
+	t.Parallel()
 	tabbed := func(body string) string { return "\n\t{\n\t\t" + body + "\n\t}\n" }
 	docs := append([]string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
@@ -405,6 +414,7 @@ func TestRenderConfigSchemaJSONAfterWhitespace(t *testing.T) {
 }
 
 func TestRenderUnscheduledTargets(t *testing.T) {
+	t.Parallel()
 	docs := append([]string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
 		registrationDoc("app", "ws"),
@@ -431,6 +441,7 @@ func TestRenderUnscheduledTargets(t *testing.T) {
 }
 
 func TestRenderInputErrors(t *testing.T) {
+	t.Parallel()
 	if _, diags := NewEngine().Render("", nil, Options{}); findDiag(diags, "Missing environment") == nil {
 		t.Errorf("empty environment: %v", diags)
 	}
@@ -450,6 +461,7 @@ func TestRenderInputErrors(t *testing.T) {
 }
 
 func TestRenderSetRejectsNamesThatEscapeTheTree(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"..", "../x", "/abs", "a/b", "a\x00b", "", strings.Repeat("a", 254), "."} {
 		set := parseSet(t,
 			clusterTypeDoc("large", nil, "arc-flux", "default", ""),
@@ -471,6 +483,7 @@ func TestRenderSetRejectsNamesThatEscapeTheTree(t *testing.T) {
 }
 
 func TestRenderDeterminism(t *testing.T) {
+	t.Parallel()
 	var docs []string
 	for _, ct := range []string{"c1", "c2", "c3", "c4"} {
 		docs = append(docs, clusterTypeDoc(ct, map[string]string{"name": ct}, "rec", "ns", "cfg"))
@@ -515,6 +528,7 @@ func TestRenderDeterminism(t *testing.T) {
 // Assignments that match the same config sources share one composed config. A template that modifies
 // it (set, unset) must only ever change its own assignment's output, whatever the rendering order.
 func TestTemplatesThatModifyConfigDoNotLeakBetweenAssignments(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		clusterTypeDoc("c1", nil, "rec", "ns", "cfg"),
 		clusterTypeDoc("c2", nil, "rec", "ns", "cfg"),

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRenderMatchesUpstreamFixtures(t *testing.T) {
+	t.Parallel()
 	for _, name := range fixtures.TutorialCases {
 		t.Run(name, func(t *testing.T) {
 			c := fixtures.Load(t, name)
@@ -33,6 +34,7 @@ func TestRenderMatchesUpstreamFixtures(t *testing.T) {
 }
 
 func TestRenderAssignmentsMatchUpstreamFixtures(t *testing.T) {
+	t.Parallel()
 	type upstreamAssignment struct {
 		ClusterType      string   `json:"clusterType"`
 		DeploymentTarget string   `json:"deploymentTarget"`
@@ -72,6 +74,7 @@ func TestRenderAssignmentsMatchUpstreamFixtures(t *testing.T) {
 // fleet.OneMoreAssignment is the "one policy added" change of the delivery benchmarks: the engine must
 // agree that it adds exactly one assignment, three files, and changes nothing else.
 func TestFleetOneMoreAssignmentAddsOneAssignment(t *testing.T) {
+	t.Parallel()
 	for _, size := range []string{"1k", "quarter-5.7k"} {
 		t.Run(size, func(t *testing.T) {
 			spec, err := fleet.Preset(size)

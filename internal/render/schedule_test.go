@@ -22,6 +22,7 @@ func scheduleNames(t *testing.T, docs ...string) ([]Assignment, model.Diagnostic
 }
 
 func TestScheduleTargetSelector(t *testing.T) {
+	t.Parallel()
 	base := []string{
 		clusterTypeDoc("ct", nil, "rec", "ns", ""),
 		registrationDoc("w", "ws1"),
@@ -73,6 +74,7 @@ func TestScheduleTargetSelector(t *testing.T) {
 }
 
 func TestScheduleClusterTypeSelector(t *testing.T) {
+	t.Parallel()
 	base := []string{
 		clusterTypeDoc("large", map[string]string{"size": "large", "region": "west"}, "rec", "ns", ""),
 		clusterTypeDoc("small", map[string]string{"size": "small"}, "rec", "ns", ""),
@@ -107,6 +109,7 @@ func TestScheduleClusterTypeSelector(t *testing.T) {
 }
 
 func TestScheduleTwoPoliciesOnePair(t *testing.T) {
+	t.Parallel()
 	as, diags := scheduleNames(t,
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", ""),
 		clusterTypeDoc("small", map[string]string{"size": "small"}, "rec", "ns", ""),
@@ -129,6 +132,7 @@ func TestScheduleTwoPoliciesOnePair(t *testing.T) {
 }
 
 func TestScheduleOrderAndInvalidSelector(t *testing.T) {
+	t.Parallel()
 	set := parseSet(t,
 		clusterTypeDoc("b", nil, "rec", "ns", ""),
 		clusterTypeDoc("a", nil, "rec", "ns", ""),
@@ -156,6 +160,7 @@ func TestScheduleOrderAndInvalidSelector(t *testing.T) {
 }
 
 func TestDeriveTargets(t *testing.T) {
+	t.Parallel()
 	set := parseSet(t,
 		registrationDoc("r1", "annotated-ws"),
 		registrationDoc("w", "by-name-ws"),
@@ -206,6 +211,7 @@ func TestDeriveTargets(t *testing.T) {
 }
 
 func TestDeriveTargetsErrors(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 250)
 	cases := []struct {
 		name    string
@@ -236,6 +242,7 @@ func TestDeriveTargetsErrors(t *testing.T) {
 // The dense pair index (small fleets) and the sparse one (grids above denseIndexLimit) must find the
 // same pairs and order them the same way: by cluster type rank, then target rank.
 func TestPairIndexDenseAndSparseAgree(t *testing.T) {
+	t.Parallel()
 	ctRank := []uint32{2, 0, 1, 1} // two cluster types share a name, so a rank
 	targetRank := []uint32{1, 0, 2}
 	dense := newPairIndex(ctRank, targetRank)

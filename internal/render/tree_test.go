@@ -51,6 +51,7 @@ func assignment(ct, dt string) Assignment {
 // TestResultOnly: narrowing keeps exactly the named cluster types' folders and assignments, hashes just
 // those files, and keeps what is environment-wide (cluster types, unscheduled targets, promoted commit).
 func TestResultOnly(t *testing.T) {
+	t.Parallel()
 	res := onlyFleet(t)
 	all := folder("db")
 	maps.Copy(all, folder("web", "app-a", "app-b"))
@@ -111,6 +112,7 @@ func TestResultOnly(t *testing.T) {
 // TestResultOnlyUnknownClusterType: a name that is not a cluster type of the environment is an error
 // naming it, the environment and how many cluster types it has; nothing is narrowed.
 func TestResultOnlyUnknownClusterType(t *testing.T) {
+	t.Parallel()
 	res := onlyFleet(t)
 	for _, c := range []struct {
 		only []string

@@ -26,6 +26,7 @@ func warningFleet(policies ...string) []string {
 // TestWarningEmptyEnvironment: "Dev" for "dev" renders nothing; the warning names the environments
 // that exist and the one that differs only in case.
 func TestWarningEmptyEnvironment(t *testing.T) {
+	t.Parallel()
 	_, diags := mustRender(t, "Dev", Options{}, warningFleet(policyDoc("all", "", "", ""))...)
 	if len(diags) != 1 {
 		t.Fatalf("want one warning, got %v", diags)
@@ -48,6 +49,7 @@ func TestWarningEmptyEnvironment(t *testing.T) {
 
 // TestWarningPolicySelectsNothing: each way a policy can come up empty is named.
 func TestWarningPolicySelectsNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, policy, reason string
 	}{
@@ -80,6 +82,7 @@ func TestWarningPolicySelectsNothing(t *testing.T) {
 // TestRenderErrorReportedOncePerProblem: a template that fails on every target of a cluster type is
 // one error listing the targets, not one error per target.
 func TestRenderErrorReportedOncePerProblem(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		clusterTypeDoc("large", nil, "broken", "ns", "cfg"),
 		registrationDoc("app", "team"),

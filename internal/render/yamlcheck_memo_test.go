@@ -10,6 +10,7 @@ import (
 // The memo must give the same verdict as parsing each text: masking names may only merge texts that
 // are equally valid.
 func TestYAMLCheckerAgreesWithParsing(t *testing.T) {
+	t.Parallel()
 	names := []string{"dev-small-0001-web-0001-canary", "web-0001-canary", "small-0001", "web-0001", "dev"}
 	other := []string{"dev-large-0002-api-0002-blue", "api-0002-blue", "large-0002", "api-0002", "dev"}
 	texts := []string{
@@ -40,6 +41,7 @@ func TestYAMLCheckerAgreesWithParsing(t *testing.T) {
 }
 
 func TestNameSpansMaskEveryOccurrence(t *testing.T) {
+	t.Parallel()
 	text := "ns: dev-ct-1-web-1\nct: ct-1\nweb: web-1\nupper: Web-1\nglued: web-1ct-1"
 	spans := nameSpans(text, []string{"dev-ct-1-web-1", "web-1", "ct-1", "Not_DNS", ""}, nil)
 	want := "ns: xxxxxxxxxxxxxx\nct: xxxx\nweb: xxxxx\nupper: Web-1\nglued: xxxxxxxxx"

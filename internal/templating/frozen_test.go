@@ -6,6 +6,7 @@ package templating
 import "testing"
 
 func TestToYAMLOfFrozenConfig(t *testing.T) {
+	t.Parallel()
 	e := NewEngine()
 	shared := map[string]interface{}{"region": "west", "replicas": 3}
 	const wantShared = "region: west\nreplicas: 3"
@@ -43,7 +44,7 @@ func TestToYAMLOfFrozenConfig(t *testing.T) {
 	}
 }
 
-func TestFrozenRegistryIsBounded(t *testing.T) {
+func TestFrozenRegistryIsBounded(t *testing.T) { //nolint:paralleltest // it fills the process-wide frozen-config registry until it starts again empty, which would drop the entries parallel tests rely on
 	for i := 0; i < frozenLimit+10; i++ {
 		freeze(map[string]interface{}{"i": i})
 	}

@@ -13,6 +13,7 @@ import (
 // Indent and Nindent replace sprig's indent and nindent with memoized copies; for every input, first
 // call or memo hit, they must return what sprig returns.
 func TestIndentMatchesSprig(t *testing.T) {
+	t.Parallel()
 	sprigIndent := sprig.TxtFuncMap()["indent"].(func(int, string) string)
 	sprigNindent := sprig.TxtFuncMap()["nindent"].(func(int, string) string)
 	long := strings.Repeat("key: value\nlist:\n    - a\n", 40)
@@ -35,6 +36,7 @@ func TestIndentMatchesSprig(t *testing.T) {
 
 // A negative count fails the template, as sprig's does, instead of crashing the provider.
 func TestIndentNegativeFailsTheTemplate(t *testing.T) {
+	t.Parallel()
 	data := &Data{ConfigData: map[string]interface{}{"k": strings.Repeat("v", indentMemoMin)}}
 	for _, manifest := range []string{`{{ toYaml .ConfigData | indent -1 }}`, `{{ "x" | nindent -2 }}`} {
 		if out, err := NewEngine().Execute(manifest, data); err == nil {
@@ -44,6 +46,7 @@ func TestIndentNegativeFailsTheTemplate(t *testing.T) {
 }
 
 func TestIndentOfSharedConfigInTemplate(t *testing.T) {
+	t.Parallel()
 	config := map[string]interface{}{}
 	for i := 0; i < 40; i++ {
 		config["KEY_"+strings.Repeat("x", i)] = map[string]interface{}{"nested": i, "list": []interface{}{"a", "b"}}

@@ -12,7 +12,7 @@ import (
 
 // TestLimitsStopHostileTemplates: each template would run for minutes or take gigabytes without the
 // limits. Each must stop with the named limit, within the deadline given (well under a second here).
-func TestLimitsStopHostileTemplates(t *testing.T) {
+func TestLimitsStopHostileTemplates(t *testing.T) { //nolint:paralleltest // each case spins a CPU-bound template until a limit stops it; beside other tests a deadline could fire before the output limit a case expects
 	cases := []struct {
 		name, text string
 		kind       LimitKind
@@ -67,6 +67,7 @@ func TestLimitsStopHostileTemplates(t *testing.T) {
 
 // TestLimitsCancel: a canceled context (Terraform's Ctrl-C) stops a running template.
 func TestLimitsCancel(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	_, err := NewEngine().ExecuteLimited(`{{ range 9000000000 }}{{ end }}`, &Data{}, Limits{Context: ctx, Deadline: time.Now().Add(time.Hour)})
@@ -78,6 +79,7 @@ func TestLimitsCancel(t *testing.T) {
 // TestLimitsLeaveOrdinaryTemplatesAlone: realistic templates, including loops, sprig and re-renders,
 // give the same output as before, and a clone reused after a limit error starts with a fresh budget.
 func TestLimitsLeaveOrdinaryTemplatesAlone(t *testing.T) {
+	t.Parallel()
 	e := NewEngine()
 	data := &Data{Namespace: "dev-large-app", ConfigData: map[string]interface{}{"A": "1", "B": []interface{}{"x", "y"}, "T": "{{ .Namespace }}"}}
 	text := `{{ range $k, $v := .ConfigData }}{{ $k }}={{ toJson $v }};{{ end }}{{ printf "%05d" 42 }} {{ until 3 }} {{ repeat 3 "ab" }} {{ indent 2 "x" }} {{ .ConfigData.T }}{{ define "d" }}[{{ . }}]{{ end }}{{ template "d" "t" }}`

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMemoizedToYAMLEqualsMarshalAndNeverConfusesTypes(t *testing.T) {
+	t.Parallel()
 	values := []interface{}{
 		map[string]interface{}{"A": "1"},
 		map[string]interface{}{"A": 1},
@@ -38,6 +39,7 @@ func TestMemoizedToYAMLEqualsMarshalAndNeverConfusesTypes(t *testing.T) {
 }
 
 func TestCanonicalEncodingDistinguishesLookalikes(t *testing.T) {
+	t.Parallel()
 	pairs := [][2]interface{}{
 		{"1", 1},
 		{map[string]interface{}{"a": "b"}, map[string]string{"a": "b"}},

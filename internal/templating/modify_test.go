@@ -10,6 +10,7 @@ import (
 )
 
 func TestMayModify(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text string
 		want bool
@@ -40,6 +41,7 @@ func TestMayModify(t *testing.T) {
 // The renderer hands one composed config to every assignment that matches the same sources. A template
 // that modifies it must work on a copy, or the next assignment would render someone else's change.
 func TestExecuteNeverModifiesSharedConfig(t *testing.T) {
+	t.Parallel()
 	shared := map[string]interface{}{"region": "west", "nested": map[string]interface{}{"k": "v"}}
 	want := map[string]interface{}{"region": "west", "nested": map[string]interface{}{"k": "v"}}
 	e := NewEngine()

@@ -16,6 +16,7 @@ import (
 type m = map[interface{}]interface{}
 
 func TestToYAML(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   interface{}
@@ -48,6 +49,7 @@ func TestToYAML(t *testing.T) {
 // map[string]interface{} is stringified, only its map[string]interface{} and []interface{} values are
 // replaced, and their yaml.v3 text keeps its final newline, so toYaml prints a `|` block, not `|-`.
 func TestStringify(t *testing.T) {
+	t.Parallel()
 	type sm = map[string]interface{}
 	cases := []struct {
 		name string
@@ -78,6 +80,7 @@ func TestStringify(t *testing.T) {
 
 // A config list rendered through stringify keeps the byte that `|-` would drop.
 func TestStringifyInTemplate(t *testing.T) {
+	t.Parallel()
 	d := testData()
 	d.ConfigData = map[string]interface{}{"HOSTS": []interface{}{"a", "b"}, "NAME": "x"}
 	out, err := NewEngine().Execute("data:\n  {{- stringify .ConfigData | nindent 2 }}\n", d)
@@ -90,6 +93,7 @@ func TestStringifyInTemplate(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
+	t.Parallel()
 	a := map[string]interface{}{"x": 1, "y": []interface{}{"a", "b"}}
 	b := map[string]interface{}{"y": []interface{}{"a", "b"}, "x": 1}
 	ha, err := Hash(a)
@@ -116,6 +120,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestUnquote(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`"abc"`:      "abc",
 		`'abc'`:      "abc",
@@ -172,6 +177,7 @@ func testData() *Data {
 }
 
 func TestExecute(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, text, want string
 	}{
@@ -204,6 +210,7 @@ func TestExecute(t *testing.T) {
 }
 
 func TestExecuteErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, text, wantErr string
 	}{
@@ -235,6 +242,7 @@ func TestExecuteErrors(t *testing.T) {
 }
 
 func TestDepthLimitCountsRenders(t *testing.T) {
+	t.Parallel()
 	// A chain of n values that each render to the next needs n+1 renders.
 	chain := func(n int) *Data {
 		d := testData()
@@ -255,6 +263,7 @@ func TestDepthLimitCountsRenders(t *testing.T) {
 }
 
 func TestExecuteAll(t *testing.T) {
+	t.Parallel()
 	e := NewEngine()
 	got, err := e.ExecuteAll([]string{"a", "{{ if false }}x{{ end }}", "  \n", "", "{{ .Workload }}"}, testData())
 	if err != nil {
@@ -273,6 +282,7 @@ func TestExecuteAll(t *testing.T) {
 }
 
 func TestEngineConcurrentUse(t *testing.T) {
+	t.Parallel()
 	e := NewEngine()
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
@@ -302,6 +312,7 @@ func TestEngineConcurrentUse(t *testing.T) {
 // depend on that: longer, shorter and empty outputs after each other, alone or concurrently, render
 // exactly as on a fresh engine.
 func TestExecuteOutputDoesNotDependOnEarlierOutputSizes(t *testing.T) {
+	t.Parallel()
 	const manifest = "name: {{ .DeploymentTargetName }}\n{{ range $k, $v := .Labels }}{{ $k }}: {{ $v }}\n{{ end }}"
 	data := func(i int) *Data {
 		labels := map[string]string{}

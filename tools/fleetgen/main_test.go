@@ -12,6 +12,7 @@ import (
 )
 
 func TestRunWritesYAMLAndTFVars(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out bytes.Buffer
 	if err := run([]string{"-size", "1k", "-format", "both", "-out", dir}, &out); err != nil {
@@ -32,6 +33,7 @@ func TestRunWritesYAMLAndTFVars(t *testing.T) {
 }
 
 func TestRunAppliesOverrides(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out bytes.Buffer
 	args := []string{"-size", "1k", "-format", "tfvars", "-out", dir, "-cluster-types", "3", "-config-maps", "0", "-seed", "7"}
@@ -49,6 +51,7 @@ func TestRunAppliesOverrides(t *testing.T) {
 }
 
 func TestRunRejectsBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-size", "1k"},
 		{"-size", "3k", "-out", t.TempDir()},
@@ -61,6 +64,7 @@ func TestRunRejectsBadArguments(t *testing.T) {
 }
 
 func TestRunWritesOneMorePolicyAndShapes(t *testing.T) {
+	t.Parallel()
 	dir, policy := t.TempDir(), filepath.Join(t.TempDir(), "one-more.yaml")
 	var out bytes.Buffer
 	if err := run([]string{"-size", "quarter-5.7k", "-out", dir, "-one-more-policy", policy}, &out); err != nil {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestLoadServesEveryKind(t *testing.T) {
+	t.Parallel()
 	s := Default(t)
 	got := map[string]bool{}
 	for _, g := range s.Kinds() {
@@ -38,6 +39,7 @@ func TestLoadServesEveryKind(t *testing.T) {
 const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
 
 func TestValidateRejects(t *testing.T) {
+	t.Parallel()
 	s := Default(t)
 	cases := []struct{ name, doc, want string }{
 		{"policy without labelSelector", av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector:\n    workspace: w\n  clusterTypeSelector: {}\n", "labelSelector"},
@@ -63,6 +65,7 @@ func TestValidateRejects(t *testing.T) {
 }
 
 func TestValidateAccepts(t *testing.T) {
+	t.Parallel()
 	s := Default(t)
 	for name, doc := range map[string]string{
 		"ConfigMap":        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: azure-app-config-dev\ndata:\n  cluster-type.large.REGION: west\n  A: \"1\"\n",
@@ -79,6 +82,7 @@ func TestValidateAccepts(t *testing.T) {
 // The public control-plane sample, which the upstream operator runs on, is accepted: the checks are not
 // stricter than the API server.
 func TestValidateAcceptsTheUpstreamSample(t *testing.T) {
+	t.Parallel()
 	s := Default(t)
 	root := filepath.Join(fixtures.Root(), "controlplane")
 	checked := 0

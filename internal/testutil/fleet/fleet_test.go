@@ -36,6 +36,7 @@ func mustPreset(t *testing.T, name string) Fleet {
 }
 
 func TestGenerateIsDeterministic(t *testing.T) {
+	t.Parallel()
 	spec, _ := Preset("1k")
 	first, second := mustGenerate(t, spec), mustGenerate(t, spec)
 	if first.MultiDocument() != second.MultiDocument() {
@@ -60,6 +61,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 }
 
 func TestGenerateProducesRequestedCounts(t *testing.T) {
+	t.Parallel()
 	spec := Spec{ClusterTypes: 7, Workloads: 5, TargetsPerWorkload: 12, Policies: 9, ConfigMaps: 13, Seed: 3, Environment: "stage"}
 	f := mustGenerate(t, spec)
 
@@ -93,6 +95,7 @@ func TestGenerateProducesRequestedCounts(t *testing.T) {
 }
 
 func TestGenerateRejectsInvalidSpec(t *testing.T) {
+	t.Parallel()
 	_, err := Generate(Spec{ClusterTypes: 0, Workloads: 1, TargetsPerWorkload: 1, Policies: 1, Breadth: 2})
 	if err == nil {
 		t.Fatal("want an error")
@@ -141,6 +144,7 @@ func (d decodedSelector) selector() Selector {
 // the right kind and apiVersion, and that it says what the model says, since
 // the expected counts are computed from the model.
 func TestDocumentsDecodeToTheModel(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"1k", "quarter-5.7k", "tutorial-5.9k"} {
 		t.Run(name, func(t *testing.T) { checkDocumentsDecodeToTheModel(t, mustPreset(t, name)) })
 	}
@@ -231,6 +235,7 @@ func checkDocumentsDecodeToTheModel(t *testing.T, f Fleet) {
 }
 
 func TestConfigMapNestedValuesParseAsStructure(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "1k")
 	nested := 0
 	for _, c := range f.PlatformConfigs {
@@ -266,6 +271,7 @@ func TestConfigMapNestedValuesParseAsStructure(t *testing.T) {
 }
 
 func TestTemplatesAreTheFixtureShapes(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "1k")
 	var names []string
 	for _, d := range f.Documents {
@@ -282,6 +288,7 @@ func TestTemplatesAreTheFixtureShapes(t *testing.T) {
 }
 
 func TestMultiDocumentSplitsBackIntoManifests(t *testing.T) {
+	t.Parallel()
 	checkMultiDocumentSplitsBack(t, mustPreset(t, "1k"))
 }
 
@@ -306,6 +313,7 @@ func checkMultiDocumentSplitsBack(t *testing.T, f Fleet) {
 // TestExpectOnHandCheckedFleet exercises each selection rule once; the
 // expected pairs are worked out by hand in the comments.
 func TestExpectOnHandCheckedFleet(t *testing.T) {
+	t.Parallel()
 	clusterTypes := []ClusterType{
 		{Name: "a", Labels: map[string]string{"region": "east", "size": "small"}},
 		{Name: "b", Labels: map[string]string{"region": "west", "size": "large", "gpu": "yes"}},
@@ -370,6 +378,7 @@ func TestExpectOnHandCheckedFleet(t *testing.T) {
 // TestSelectorMatchesAgreesWithApimachinery checks the reference matcher
 // against Kubernetes' own on every selector and object of a fleet.
 func TestSelectorMatchesAgreesWithApimachinery(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "10k")
 	operators := map[string]selection.Operator{
 		OperatorIn: selection.In, OperatorNotIn: selection.NotIn,
@@ -411,6 +420,7 @@ func TestSelectorMatchesAgreesWithApimachinery(t *testing.T) {
 // TestPresetAssignmentCounts pins the counts documented in presets.go and
 // benchmarks/README.md, so a change to the generator that moves them is seen.
 func TestPresetAssignmentCounts(t *testing.T) {
+	t.Parallel()
 	want := map[string]Expectation{
 		"1k":   {DeploymentTargets: 100, Assignments: 1029, UnscheduledDeploymentTargets: 5},
 		"10k":  {DeploymentTargets: 200, Assignments: 9737, UnscheduledDeploymentTargets: 2},
@@ -441,12 +451,14 @@ func TestPresetAssignmentCounts(t *testing.T) {
 }
 
 func TestPresetRejectsUnknownSize(t *testing.T) {
+	t.Parallel()
 	if _, err := Preset("2k"); err == nil || !strings.Contains(err.Error(), "10k") {
 		t.Errorf("Preset(2k) error = %v, want one listing the known sizes", err)
 	}
 }
 
 func TestTFVarsCarryTheModel(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "1k")
 	data, err := f.TFVars()
 	if err != nil {
@@ -500,6 +512,7 @@ func TestTFVarsCarryTheModel(t *testing.T) {
 }
 
 func TestWriteDirWritesEveryDocument(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "1k")
 	dir := t.TempDir()
 	if err := f.WriteDir(dir); err != nil {
@@ -525,6 +538,7 @@ func TestWriteDirWritesEveryDocument(t *testing.T) {
 // The quarter-configs shape promises single-label config maps that each select about a quarter of
 // the cluster types, and enough of them that every cluster type composes several.
 func TestQuarterConfigsEachMatchAQuarterOfTheClusterTypes(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "quarter-5.7k")
 	if n := len(f.PlatformConfigs); n < 24 || n > 48 {
 		t.Fatalf("%d config maps, want a few dozen", n)
@@ -554,6 +568,7 @@ func TestQuarterConfigsEachMatchAQuarterOfTheClusterTypes(t *testing.T) {
 }
 
 func TestTutorialShapeUsesTheTutorialTemplatesAndConfigs(t *testing.T) {
+	t.Parallel()
 	f := mustPreset(t, "tutorial-5.9k")
 	var templates []string
 	for _, d := range f.Documents {
@@ -602,6 +617,7 @@ func TestTutorialShapeUsesTheTutorialTemplatesAndConfigs(t *testing.T) {
 
 // The delivery benchmarks add OneMoreAssignment's policy to the 86k and quarter-5.7k fleets.
 func TestOneMoreAssignmentOnTheBenchmarkFleets(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"quarter-5.7k", "86k"} {
 		t.Run(name, func(t *testing.T) {
 			if testing.Short() && name == "86k" {

@@ -1,0 +1,40 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+)
+
+// Every log line of a kalypso_gitops_commit call carries the resource's repository, branch and path,
+// with the URL's credentials redacted.
+func TestGitopsLogContext_NamesTheResourceWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &out)
+	m := &gitopsCommitModel{
+		RepositoryURL: types.StringValue("https://x-access-token:ghp_SECRET0123456789@github.com/org/fleet.git"),
+		Branch:        types.StringValue("dev"), Path: types.StringValue("clusters"),
+	}
+	tflog.Info(gitopsLogContext(ctx, m), "render reused")
+	lines, err := tflogtest.MultilineJSONDecode(&out)
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("log lines %v (%v):\n%s", lines, err, out.String())
+	}
+	got := lines[0]
+	if got["@message"] != "render reused" || got["kalypso_branch"] != "dev" || got["kalypso_path"] != "clusters" ||
+		!strings.HasSuffix(got["kalypso_repository_url"].(string), "@github.com/org/fleet.git") {
+		t.Errorf("log line: %v", got)
+	}
+	if strings.Contains(out.String(), "ghp_SECRET") {
+		t.Errorf("the log carries the token:\n%s", out.String())
+	}
+}
