@@ -115,6 +115,8 @@ type Plan struct {
 	Markers []string
 	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
 	Tree *gitrepo.Tree
+	// BranchExists is false when the plan creates the branch (create_branch).
+	BranchExists bool
 }
 
 // Empty reports whether applying changes nothing.
@@ -153,7 +155,7 @@ func Compute(ins *gitrepo.Inspection, d Desired, opts Options, read BlobReader) 
 	if opts.MaxDiffBytes <= 0 {
 		opts.MaxDiffBytes = DefaultMaxDiffBytes
 	}
-	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree}
+	p := &Plan{ByDirectory: map[string]Counts{}, BaseTree: ins.ManagedTree, BranchExists: ins.BranchExists}
 	deltas, desiredFiles, err := p.deltas(ins, d)
 	if err != nil {
 		return nil, err

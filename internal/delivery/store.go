@@ -101,6 +101,17 @@ func (s *RenderStore) Save(rec RenderRecord, t *gitrepo.Tree) error {
 	if err != nil {
 		return err
 	}
+	// Written after the tree: a reader sees the whole record or none, and the tree it names is stored already.
+	if err := writeAtomic(p, b); err != nil {
+		return err
+	}
+	s.trim(filepath.Dir(p))
+	return nil
+}
+
+// writeAtomic writes b to p through a temporary file renamed into place, so that a reader sees the whole
+// file or none.
+func writeAtomic(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
@@ -113,15 +124,12 @@ func (s *RenderStore) Save(rec RenderRecord, t *gitrepo.Tree) error {
 		err = cerr
 	}
 	if err == nil {
-		// Renamed into place: a reader sees the whole record or none, and the tree it names is stored already.
 		err = os.Rename(tmp.Name(), p)
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return err
 	}
-	s.trim(filepath.Dir(p))
-	return nil
+	return err
 }
 
 // trim removes the oldest records past renderStoreRecords.

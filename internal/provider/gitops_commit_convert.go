@@ -237,6 +237,8 @@ type desired struct {
 	// stored is the desired tree an earlier plan of the same inputs kept in the local render store: the
 	// render was skipped and files is nil (delivery.Desired.Built).
 	stored *gitrepo.Tree
+	// configKey fingerprints the render inputs without the provider build (render mode), for delivery.StampKey.
+	configKey string
 }
 
 // desiredFiles reads files or renders; known is false when an input is not known yet. With last (render
@@ -257,15 +259,16 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		opts := r.data.RenderOptions(ctx, rm.ConfigValidation.ValueString())
 		key := renderCacheKey(rm.Environment.ValueString(), manifests, opts)
 		inputs := delivery.RenderInputs(render.BuildID(), key[:])
+		configKey := fmt.Sprintf("%x", key[:])
 		manifestsPath := path.Root("render").AtName("manifests")
 		if last.Reusable(inputs) {
 			diags.Append(engineDiagnostics(last.Warnings, manifestsPath, nil)...)
-			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree}
+			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree, configKey: configKey}
 		}
 		if !sharedRenderCache.has(key) {
 			if rec, tree, ok := r.storedRender(ctx, inputs); ok {
 				diags.Append(engineDiagnostics(rec.Warnings, manifestsPath, nil)...)
-				return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: rec.Warnings}, summary: rec.Summary, stored: tree}
+				return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: rec.Warnings}, summary: rec.Summary, stored: tree, configKey: configKey}
 			}
 		}
 		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
@@ -282,7 +285,7 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 					"to remove the files, destroy the resource instead.", len(manifests), rm.Environment.ValueString()))
 			return desired{}
 		}
-		return desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}}
+		return desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}, configKey: configKey}
 	}
 	if m.Files.IsUnknown() {
 		return desired{}

@@ -446,6 +446,9 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 		diags.Append(deliveryDiag(plan.ID.ValueString(), err))
 		return nil, false
 	}
+	if r.checkStamp(ctx, state, plan, d, cs, diags); diags.HasError() {
+		return nil, false
+	}
 	d.cached.rememberTree(cs.Tree)
 	r.keepRender(ctx, d, cs.Tree)
 	if move != nil {
@@ -454,6 +457,36 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	plan.setChanges(cs)
 	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	return cs, false
+}
+
+// stampKey is the delivery.StampKey of a plan of m from prior (nil on create) with desired tree tree.
+func stampKey(prior, m *gitopsCommitModel, d desired, tree string) string {
+	config := d.configKey
+	if config == "" { // files mode: the files are the configuration
+		config = tree
+	}
+	var commit, content string
+	if prior != nil {
+		commit, content = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
+	}
+	return delivery.StampKey(m.ID.ValueString(), commit, content, config)
+}
+
+// checkStamp refuses the plan when the last plan of the same configuration found the branch missing or
+// was made by another provider build (delivery.CheckStamp), and otherwise stamps this plan: Terraform
+// plans again right before applying a saved plan, and would report only "inconsistent final plan".
+func (r *GitopsCommitResource) checkStamp(ctx context.Context, prior, m *gitopsCommitModel, d desired, cs *delivery.Plan, diags *diag.Diagnostics) {
+	store := r.data.RenderStore()
+	key := stampKey(prior, m, d, cs.DesiredTree)
+	now := delivery.StampOf(render.BuildID(), cs)
+	if err := delivery.CheckStamp(store.LoadStamp(key), now, m.Branch.ValueString()); err != nil {
+		store.DropStamp(key) // refused once: the next plan starts afresh
+		diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		return
+	}
+	if err := store.SaveStamp(key, now); err != nil {
+		tflog.Warn(ctx, "cannot keep the plan stamp in the render store", map[string]any{"error": err.Error()})
+	}
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -679,6 +712,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
+	r.data.RenderStore().DropStamp(stampKey(prior, &m, d, tree))
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(out.Set(ctx, &m)...)
