@@ -5,6 +5,7 @@ package delivery
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -71,12 +72,35 @@ func (r Resource) RefreshRequest(prNumber int) RefreshRequest {
 // longer configured.
 func (r Resource) Desired(files map[string][]byte, recordedTree string, priorPromoted bool) Desired {
 	d := Desired{Path: r.Path, Files: files, RecordedTree: recordedTree, RootFiles: map[string][]byte{MarkerPath(r.Path): MarkerContent(displayPath(r.Path))}}
+	if rel, under := r.PromotedUnderPath(); under {
+		// The promoted-commit file lies under path (path = ".github"): it is one of the managed files, or
+		// the change set would delete it as undesired and write it back as a root file on every apply.
+		if r.PromotedCommitID != nil && files != nil {
+			d.Files = make(map[string][]byte, len(files)+1)
+			for k, v := range files {
+				d.Files[k] = v
+			}
+			d.Files[rel] = []byte(*r.PromotedCommitID)
+		}
+		return d
+	}
 	if r.PromotedCommitID != nil {
 		d.RootFiles[PromotedCommitFile] = []byte(*r.PromotedCommitID)
 	} else if priorPromoted {
 		d.DeleteRootFiles = []string{PromotedCommitFile}
 	}
 	return d
+}
+
+// PromotedUnderPath returns the promoted-commit file's name relative to the path when the path contains
+// it (path = ".github" or ".github/tracking"). A plan then cannot reuse a recorded tree, which does not
+// depend on promoted_commit_id.
+func (r Resource) PromotedUnderPath() (string, bool) {
+	if r.Path == "" { // the root: the file is under the dot-entry .github, which is never managed
+		return "", false
+	}
+	rel, ok := strings.CutPrefix(PromotedCommitFile, r.Path+"/")
+	return rel, ok
 }
 
 // Removal is what destroying the resource delivers: nothing under its path, no ownership record, and no

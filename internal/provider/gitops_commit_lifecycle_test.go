@@ -550,3 +550,22 @@ func TestAccGitopsCommit_EmptyRenderAndFilePathRefused(t *testing.T) {
 		t.Errorf("refused plans wrote to the repository")
 	}
 }
+
+// TestAccGitopsCommit_PromotedCommitUnderPath: with path = ".github", the promoted-commit file is one of
+// the managed files; the plan converges after each apply.
+func TestAccGitopsCommit_PromotedCommitUnderPath(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	files := map[string]string{"CODEOWNERS": "* @platform\n"}
+	for i, id := range []string{strings.Repeat("a", 40), strings.Repeat("b", 40)} {
+		r.write(strings.Replace(lifecycleResource("file://"+r.repo, files, `  promoted_commit_id = "`+id+`"`), `path = "clusters"`, `path = ".github"`, 1))
+		r.must("apply", "-auto-approve")
+		if out, code := r.run("plan", "-detailed-exitcode"); code != 0 {
+			t.Errorf("promoted commit %d: the plan after the apply is not empty (exit %d):\n%s", i, code, out)
+		}
+		got := gitserver.Files(t, r.repo, "main")
+		if got[".github/tracking/Promoted_Commit_Id"] != id || got[".github/CODEOWNERS"] != files["CODEOWNERS"] || got[".github/workflows/ci.yaml"] != "" {
+			t.Errorf("promoted commit %d: branch %v", i, got)
+		}
+	}
+}

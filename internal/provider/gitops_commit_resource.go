@@ -335,7 +335,11 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 			return
 		}
 		b, _ := req.Private.GetKey(ctx, renderRecordKey)
-		last = delivery.ParseRenderRecord(b)
+		if dir, err := gitrepo.CleanPath(plan.Path.ValueString()); err == nil && gitopsKnown(plan.Path) {
+			if _, under := (delivery.Resource{Path: dir}).PromotedUnderPath(); !under {
+				last = delivery.ParseRenderRecord(b)
+			}
+		}
 		if len(resp.RequiresReplace) > 0 {
 			// A replacement destroys first: the old location loses its files as on destroy.
 			if r.planDestroy(ctx, req.State, "replacing the resource (a change of "+replacedAttributes(resp.RequiresReplace)+")", &resp.Diagnostics); resp.Diagnostics.HasError() {
@@ -480,7 +484,8 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	ctx = gitopsLogContext(ctx, &state)
-	req2 := r.settings(ctx, &state, &resp.Diagnostics).RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
+	s := r.settings(ctx, &state, &resp.Diagnostics)
+	req2 := s.RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
 	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
@@ -502,6 +507,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		}
 	}
 	if req2.Files {
+		if rel, under := s.PromotedUnderPath(); under && s.PromotedCommitID != nil {
+			delete(ins.Files, rel) // promoted_commit_id writes it, not files
+		}
 		fv, diags := types.MapValueFrom(ctx, types.StringType, ins.Files)
 		resp.Diagnostics.Append(diags...)
 		state.Files = fv

@@ -122,9 +122,10 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reports how far the clusters of an environment got with the commits of its GitOps branch, from what they report " +
-			"(commit statuses that Flux's notification-controller posts with a `github` provider, or Argo CD notifications), and, with `promotion`, " +
+			"(commit statuses that Flux's notification-controller posts with a `github` provider or Argo CD notifications post, or the Flux configurations " +
+			"Azure Resource Graph holds for Arc-enabled and AKS clusters), and, with `promotion`, " +
 			"which control-plane commit the next environment may move to: the newest one this environment rolled out on every expected cluster, " +
-			"never skipping an environment and never moving backwards unless asked. See the promotion guide.",
+			"never skipping an environment and never moving backwards unless asked. See the [promotion guide](../guides/promotion.md).",
 		Attributes: map[string]schema.Attribute{
 			"environment": schema.StringAttribute{
 				Optional: true, MarkdownDescription: "Name of the environment in messages. Defaults to `branch`.",

@@ -124,8 +124,9 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Kalypso workload registration: gives an application team's Workload a workspace. The Workload is either read from the " +
-			"team's Git repository (`source`) at plan time and on every refresh, so a deployment target the team pushes shows up in the next plan, " +
-			"or given inline (`workload`). Exactly one of the two is required. `manifest` holds the `WorkloadRegistration` and the `Workload` " +
+			"team's Git repository (`source`) at plan time and on every refresh, so a deployment target the team pushes shows up in the next plan " +
+			"(a Workload file there that no longer parses keeps the previous deployment targets, with a warning naming the file, line and commit; " +
+			"it is an error only on create), or given inline (`workload`). Exactly one of the two is required. `manifest` holds the `WorkloadRegistration` and the `Workload` " +
 			"YAML, linked to each other, for `provider::kalypso::environment_render`. Logical resource: nothing is created outside Terraform state.",
 		Attributes: map[string]schema.Attribute{
 			"id":   modelIDAttribute(),

@@ -151,6 +151,7 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 		return nil, diags
 	}
 	diags = append(diags, policyWarnings(set, targets, assignments)...)
+	diags = append(diags, nonDeterministicWarnings(set)...)
 
 	res := newTree(environment, set, len(assignments))
 	res.Unscheduled = unscheduledTargets(targets, assignments)

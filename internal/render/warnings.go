@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
 
 // Warnings about a model that renders but probably not as meant. A render cannot tell a typo from an
@@ -211,6 +212,29 @@ func affectedPrefix(ads []assignmentDiag) string {
 }
 
 // unscheduledWarning names the deployment targets that no scheduling policy places.
+// nonDeterministicWarnings names each template that calls a function whose result differs on every
+// render (templating.NonDeterministicCall): its files change on every plan, so a delivered branch never
+// converges, and a plan's tree is never the one a later render gives.
+func nonDeterministicWarnings(set *model.Set) model.Diagnostics {
+	var out model.Diagnostics
+	for _, t := range set.Templates {
+		for i, m := range t.Spec.Manifests {
+			fn := templating.NonDeterministicCall(m)
+			if fn == "" {
+				continue
+			}
+			out = append(out, model.Diagnostic{
+				Severity: model.SeverityWarning, Summary: "Template output differs on every render", Source: model.NoSource,
+				Kind: model.KindTemplate, Name: t.Metadata.Name,
+				Detail: fmt.Sprintf("template %q (manifests[%d]) calls %s, whose result differs on every render: the files it renders change on every plan, "+
+					"so the branch never converges. Compute the value once outside the template, for example as a platform config value", t.Metadata.Name, i, fn),
+			})
+			break
+		}
+	}
+	return out
+}
+
 func unscheduledWarning(environment string, unscheduled []string) model.Diagnostic {
 	return model.Diagnostic{
 		Severity: model.SeverityWarning, Summary: "Unscheduled deployment targets", Source: model.NoSource,

@@ -132,3 +132,31 @@ func TestRenderMissingTemplate_OnceForEveryClusterTypeThatNamesIt(t *testing.T) 
 		t.Errorf("diagnostics:\n%v\nwant:\n%v", diags, want)
 	}
 }
+
+// TestWarningNonDeterministicTemplate: a template that calls uuidv4 or now renders other files every
+// time; the warning names the template and the function.
+func TestWarningNonDeterministicTemplate(t *testing.T) {
+	docs := []string{
+		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
+		registrationDoc("app", "team"),
+		workloadDoc("app", "", nil, targetSpec{name: "func", env: "dev", labels: map[string]string{"purpose": "func"}}),
+		policyDoc("all", "", "", ""),
+		templateDoc("rec", "reconciler", "", "id: {{ uuidv4 }}\n"),
+		templateDoc("ns", "namespace", "", "namespace {{ .Namespace }}\n", "at: {{ if true }}{{ now | date \"2006\" }}{{ end }}\n"),
+		templateDoc("cfg", "config", "yaml", "{{ range $k, $v := .ConfigData }}{{ $k }}={{ $v }}\n{{ end }}"),
+	}
+	_, diags := mustRender(t, "dev", Options{}, docs...)
+	got := map[string]string{}
+	for _, d := range diags {
+		if d.Summary == "Template output differs on every render" {
+			got[d.Name] = d.Detail
+		}
+	}
+	if len(got) != 2 || !strings.Contains(got["rec"], `template "rec" (manifests[0]) calls uuidv4`) || !strings.Contains(got["ns"], `template "ns" (manifests[1]) calls now`) {
+		t.Errorf("warnings %v", got)
+	}
+	// The built-in and deterministic templates are quiet.
+	if _, diags := mustRender(t, "dev", Options{}, warningFleet(policyDoc("all", "", "", ""))...); len(diags) != 0 {
+		t.Errorf("deterministic templates: %v", diags)
+	}
+}

@@ -120,7 +120,7 @@ func graphSource(t *testing.T, s *resourceGraphServer, limit int) *AzureResource
 
 // Upstream's check, read through the Azure SDK from a local HTTPS server: three pages ($skipToken), one
 // throttled answer waited out, each Flux configuration's compliance and synced commit in both formats.
-func TestAzureResourceGraph_PagesThrottlingAndFluxConfigurations(t *testing.T) {
+func TestAzureResourceGraph_PagesThrottlingAndFluxConfigurations_MockResourceGraphAPI(t *testing.T) {
 	t.Parallel()
 	g1, g2 := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	s := startResourceGraph(t, []map[string]any{
@@ -168,7 +168,7 @@ func TestAzureResourceGraph_PagesThrottlingAndFluxConfigurations(t *testing.T) {
 	}
 }
 
-func TestAzureResourceGraph_BadAnswers(t *testing.T) {
+func TestAzureResourceGraph_BadAnswers_MockResourceGraphAPI(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name   string

@@ -344,3 +344,16 @@ func TestExecuteOutputDoesNotDependOnEarlierOutputSizes(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestNonDeterministicCall(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"{{ uuidv4 }}": "uuidv4", "{{ now | date \"2006\" }}": "now", "{{ if .X }}{{ randAlphaNum 5 }}{{ end }}": "randAlphaNum",
+		"{{ define \"t\" }}{{ genPrivateKey \"rsa\" }}{{ end }}x": "genPrivateKey", "{{ .Namespace | upper }}": "", "{{ toYaml .ConfigData }}": "",
+		"{{ date \"2006\" .When }}": "", "{{ broken": "", "plain text": "",
+	} {
+		if got := NonDeterministicCall(text); got != want {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+}
