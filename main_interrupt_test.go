@@ -84,6 +84,7 @@ output "hash" {
 // provider process's own SIGINT stops the render, and the plan ends with "Render canceled" long before
 // the render's 10 minutes. The bound is generous (2 minutes); the measured time is logged.
 func TestFunctionRenderStopsOnCtrlC(t *testing.T) {
+	t.Parallel()
 	tfBin, rc := providerUnderTerraform(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(slowRenderConfig), 0o600); err != nil {

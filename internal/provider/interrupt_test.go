@@ -10,7 +10,7 @@ import (
 
 // TestWithProcessStop: a function's context ends when the process stop context does (the process's
 // SIGINT), and otherwise only with its own. It sets the package's process stop context, so it is not parallel.
-func TestWithProcessStop(t *testing.T) {
+func TestWithProcessStop(t *testing.T) { //nolint:paralleltest // it sets the process-wide stop context, which would cancel the function renders of parallel tests
 	stop, interrupt := context.WithCancel(context.Background())
 	SetProcessStop(stop)
 	t.Cleanup(func() { SetProcessStop(context.Background()) })

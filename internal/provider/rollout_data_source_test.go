@@ -406,7 +406,7 @@ func TestAccRollout_promotionExample_MockGitHubAPI(t *testing.T) {
 // The Azure Resource Graph source's configuration errors, at plan: both sources at once, and an oidc
 // credential without the variables HCP Terraform's dynamic credentials set. (The source itself is
 // tested against a local HTTPS server in internal/rollout; a real token needs Entra ID.)
-func TestAccRollout_azureResourceGraphConfiguration(t *testing.T) {
+func TestAccRollout_azureResourceGraphConfiguration(t *testing.T) { //nolint:paralleltest // it clears the Azure credential variables with t.Setenv so that the oidc case finds none
 	for _, v := range []string{"ARM_TENANT_ID", "AZURE_TENANT_ID", "ARM_CLIENT_ID", "AZURE_CLIENT_ID", "TFC_AZURE_RUN_CLIENT_ID",
 		"ARM_OIDC_TOKEN", "TFC_WORKLOAD_IDENTITY_TOKEN", "ARM_OIDC_TOKEN_FILE_PATH", "AZURE_FEDERATED_TOKEN_FILE"} {
 		t.Setenv(v, "")

@@ -173,6 +173,19 @@ type docHeader struct{ apiVersion, kind, text string }
 // docHeaders reads the top-level `apiVersion:` and `kind:` of each document of a rendered manifest by
 // scanning its lines, without parsing it: templates write them as plain block-style keys, and a
 // document this misreads is one the YAML check or the cluster reports anyway.
+// trimLineEnd drops the spaces, tabs and carriage returns that end a line.
+func trimLineEnd(line string) string {
+	for line != "" {
+		switch line[len(line)-1] {
+		case ' ', '\t', '\r':
+			line = line[:len(line)-1]
+			continue
+		}
+		break
+	}
+	return line
+}
+
 func docHeaders(manifest string) []docHeader {
 	var out []docHeader
 	cur, start := docHeader{}, 0
@@ -190,15 +203,19 @@ func docHeaders(manifest string) []docHeader {
 		} else {
 			end += at
 		}
-		line := strings.TrimRight(manifest[at:end], " \t\r")
+		// Only the lines that start like a separator or a header are trimmed: this runs on every line of
+		// every rendered file, and trimming each was most of its cost.
+		line := manifest[at:end]
 		switch {
-		case line == "---" || strings.HasPrefix(line, "--- "):
-			flush(at)
-			start = end
+		case strings.HasPrefix(line, "---"):
+			if line = trimLineEnd(line); line == "---" || strings.HasPrefix(line, "--- ") {
+				flush(at)
+				start = end
+			}
 		case strings.HasPrefix(line, "apiVersion:"):
-			cur.apiVersion = scalarValue(line[len("apiVersion:"):])
+			cur.apiVersion = scalarValue(trimLineEnd(line)[len("apiVersion:"):])
 		case strings.HasPrefix(line, "kind:"):
-			cur.kind = scalarValue(line[len("kind:"):])
+			cur.kind = scalarValue(trimLineEnd(line)[len("kind:"):])
 		}
 		at = end + 1
 	}

@@ -136,6 +136,7 @@ func TestRenderMissingTemplate_OnceForEveryClusterTypeThatNamesIt(t *testing.T) 
 // TestWarningNonDeterministicTemplate: a template that calls uuidv4 or now renders other files every
 // time; the warning names the template and the function.
 func TestWarningNonDeterministicTemplate(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "rec", "ns", "cfg"),
 		registrationDoc("app", "team"),
