@@ -232,8 +232,6 @@ func scalarValue(s string) string {
 	return strings.Trim(s, `"'`)
 }
 
-// unservedAPIVersion returns the warning text for a document of a Flux or Argo CD kind whose apiVersion
-// the current CRDs do not serve, or "".
 // unserved reports whether unservedAPIVersion has something to say about h, without formatting it.
 func unserved(h docHeader) bool {
 	group, version, ok := strings.Cut(h.apiVersion, "/")
@@ -244,6 +242,8 @@ func unserved(h docHeader) bool {
 	return known && !slices.Contains(served, version)
 }
 
+// unservedAPIVersion returns the warning text for a document of a Flux or Argo CD kind whose apiVersion
+// the current CRDs do not serve, or "".
 func unservedAPIVersion(h docHeader) string {
 	group, version, ok := strings.Cut(h.apiVersion, "/")
 	if !ok {
