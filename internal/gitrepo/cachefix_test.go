@@ -73,6 +73,28 @@ func TestCache_DamagedObjectIsRefetched(t *testing.T) {
 			_, err := c.Apply(ctx, gitrepo.ApplyRequest{RepoURL: url, Branch: "main", Path: "clusters", Files: fixtures.Bytes(map[string]string{"a.yaml": "a", "b.yaml": "b"})})
 			return err
 		}},
+		{"read tree at a commit", func() error {
+			_, files, err := c.ReadTreeAt(ctx, url, "main", gitserver.Head(t, repo, "main"), "clusters")
+			if err == nil && string(files["b.yaml"]) != "b" {
+				err = fmt.Errorf("read %v", files)
+			}
+			return err
+		}},
+		{"is ancestor", func() error {
+			head := gitserver.Head(t, repo, "main")
+			is, err := c.IsAncestor(ctx, url, "main", head, head)
+			if err == nil && !is {
+				err = errors.New("a commit is its own ancestor")
+			}
+			return err
+		}},
+		{"log", func() error {
+			entries, err := c.Log(ctx, url, "main", 1, "README.md")
+			if err == nil && (len(entries) != 1 || string(entries[0].File) != "x") {
+				err = fmt.Errorf("log %+v", entries)
+			}
+			return err
+		}},
 	}
 	for i, st := range steps {
 		damage(t, cache, gitserver.Head(t, repo, "main"))
@@ -88,6 +110,40 @@ func TestCache_DamagedObjectIsRefetched(t *testing.T) {
 	}
 	if got := gitserver.Files(t, repo, "main"); got["clusters/b.yaml"] != "b" {
 		t.Fatalf("%v", got)
+	}
+}
+
+// TestCache_DamagedBlobIsDiscardedForTheNextPlan: ReadBlobs (the content of the plan's diffs) knows no
+// branch to fetch again, so a damaged blob discards the cache entry and is reported as this machine's
+// damaged cache, never as the remote; the next Inspect fetches again and the blob reads.
+func TestCache_DamagedBlobIsDiscardedForTheNextPlan(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	srv := gitserver.Start(t, root, gitserver.Options{})
+	gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{"clusters/a.yaml": "a"})
+	cache := t.TempDir()
+	c := &gitrepo.Client{CacheDir: cache}
+	ctx := context.Background()
+	url := srv.RepoURL("r.git")
+	req := gitrepo.InspectRequest{RepoURL: url, Branch: "main", Path: "clusters"}
+	if _, err := c.Inspect(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	id := gitrepo.BlobID([]byte("a"))
+	damage(t, cache, id)
+	_, err := c.ReadBlobs(url, []string{id})
+	if !errors.Is(err, gitrepo.ErrCorruptCache) || !strings.Contains(err.Error(), "the next plan fetches it again") {
+		t.Fatalf("ReadBlobs of a damaged blob: %v", err)
+	}
+	if hint, _ := gitrepo.Hint(err, gitrepo.Fields{Repo: "repository_url"}); strings.Contains(hint, "unreachable") {
+		t.Fatalf("hint blames the remote: %q", hint)
+	}
+	if _, err := c.Inspect(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := c.ReadBlobs(url, []string{id})
+	if err != nil || string(blobs[id]) != "a" {
+		t.Fatalf("after the refetch: %q %v", blobs[id], err)
 	}
 }
 

@@ -35,6 +35,18 @@ func (c *Client) ReadTreeAt(ctx context.Context, repoURL, branch, commit, path s
 	if commit == "" {
 		return c.ReadTree(ctx, repoURL, branch, path)
 	}
+	type read struct {
+		sha   string
+		files map[string][]byte
+	}
+	r, err := withCacheRecovery(ctx, c, repoURL, func() (read, error) {
+		sha, files, err := c.readTreeAt(ctx, repoURL, branch, commit, path)
+		return read{sha, files}, err
+	})
+	return r.sha, r.files, err
+}
+
+func (c *Client) readTreeAt(ctx context.Context, repoURL, branch, commit, path string) (string, map[string][]byte, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(path), Err: c.scrub().Error(err)}
 	}
@@ -64,6 +76,12 @@ func (c *Client) ReadTreeAt(ctx context.Context, repoURL, branch, commit, path s
 // IsAncestor reports whether commit ancestor is descendant or one of its ancestors; both must be on
 // branch (ErrCommitNotOnBranch otherwise). Promotion uses it to refuse moving an environment backwards.
 func (c *Client) IsAncestor(ctx context.Context, repoURL, branch, ancestor, descendant string) (bool, error) {
+	return withCacheRecovery(ctx, c, repoURL, func() (bool, error) {
+		return c.isAncestor(ctx, repoURL, branch, ancestor, descendant)
+	})
+}
+
+func (c *Client) isAncestor(ctx context.Context, repoURL, branch, ancestor, descendant string) (bool, error) {
 	var is bool
 	_, err := c.atCommit(ctx, repoURL, branch, descendant, func(s *session, d plumbing.Hash) error {
 		if err := ValidateCommit(ancestor); err != nil {
@@ -90,6 +108,12 @@ func (c *Client) IsAncestor(ctx context.Context, repoURL, branch, ancestor, desc
 // Log returns up to limit commits of branch's first-parent history, newest first, each with the content of
 // file (a slash path from the repository root; "" reads none).
 func (c *Client) Log(ctx context.Context, repoURL, branch string, limit int, file string) ([]LogEntry, error) {
+	return withCacheRecovery(ctx, c, repoURL, func() ([]LogEntry, error) {
+		return c.log(ctx, repoURL, branch, limit, file)
+	})
+}
+
+func (c *Client) log(ctx context.Context, repoURL, branch string, limit int, file string) ([]LogEntry, error) {
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: repoURL, Branch: branch, Err: c.scrub().Error(err)}
 	}

@@ -297,11 +297,25 @@ func (c *Client) ReadBlobs(repoURL string, ids []string) (map[string][]byte, err
 		}
 		b, err := readBlob(s.repo.Storer, plumbing.NewHash(id))
 		if err != nil {
-			return nil, fmt.Errorf("reading blob %s: %w", id, err)
+			return nil, s.blobReadError(id, err)
 		}
 		out[id] = b
 	}
 	return out, nil
+}
+
+// blobReadError: ReadBlobs cannot refetch on its own (it knows no branch), so a damaged cache entry of a
+// remote is discarded here, and the error says that the next plan fetches it again rather than blaming
+// the remote.
+func (s *session) blobReadError(id string, err error) error {
+	err = fmt.Errorf("reading blob %s: %w", id, err)
+	if !isCacheCorruption(err) || s.e.local {
+		return err
+	}
+	if rerr := s.resetCache(); rerr != nil {
+		return withClass(ErrCorruptCache, fmt.Errorf("%w (discarding the cache entry failed too: %v)", err, rerr))
+	}
+	return withClass(ErrCorruptCache, fmt.Errorf("%w (the cache entry was discarded; the next plan fetches it again)", err))
 }
 
 // BlobID is the Git blob id of content.
