@@ -338,6 +338,9 @@ func TestAccGitopsCommit_DeletesCarryContentForPolicy(t *testing.T) {
 	}
 
 	opa := opaBinary()
+	if opa == "" && os.Getenv("KALYPSO_REQUIRE_OPA") != "" {
+		t.Fatal("KALYPSO_REQUIRE_OPA is set but no opa binary was found (go install github.com/open-policy-agent/opa@v1.22.3)")
+	}
 	if opa == "" {
 		t.Skip("no opa binary: the policy is not evaluated (go install github.com/open-policy-agent/opa@v1.22.3)")
 	}
