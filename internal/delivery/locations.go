@@ -22,8 +22,9 @@ type Locations struct {
 }
 
 type claim struct {
-	path string // cleaned, "" for the root
-	id   string // the resource's id, as the user spelled its location
+	path    string // cleaned, "" for the root
+	id      string // the resource's id, as the user spelled its location
+	content string // the desired tree (content_hash) once Deliver has recorded it
 }
 
 // Claim records that the resource id delivers to path of branch in the repository key, or returns the
@@ -61,4 +62,35 @@ func Overlaps(a, b string) bool {
 		return true
 	}
 	return strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// Deliver records the desired tree (content_hash) of the claim of id at path. Two resources spelled
+// exactly alike are one claim (Claim cannot tell them from one resource planned twice), but a resource
+// planned twice in one plan renders the same tree: a second, different tree for the same location is a
+// second resource, and it is refused. Two alike resources with the same tree write the same files and
+// are left alone.
+func (l *Locations) Deliver(repoKey, branch, path, id, content string) error {
+	if content == "" {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cs := l.claims[repoKey+"\x00"+branch]
+	for i := range cs {
+		c := &cs[i]
+		if c.id != id || c.path != path {
+			continue
+		}
+		if c.content == "" {
+			c.content = content
+			return nil
+		}
+		if c.content != content {
+			return fmt.Errorf("two kalypso_gitops_commit resources of this configuration deliver different files to the same location %s (branch %q). "+
+				"Each would replace the other's files on every apply, and clusters prune what is deleted. Nothing was written. Give each resource "+
+				"its own directory, or merge them into one resource", id, branch)
+		}
+		return nil
+	}
+	return nil
 }

@@ -59,3 +59,32 @@ func TestLocations_DeterministicMessage(t *testing.T) {
 		t.Errorf("concurrent claims: %v, %v", errs[0], errs[1])
 	}
 }
+
+// TestLocations_DeliverRefusesTwoTreesForOneSpelling: two resources spelled exactly alike are one claim,
+// but their different trees tell them apart; the same resource planned twice renders the same tree.
+func TestLocations_DeliverRefusesTwoTreesForOneSpelling(t *testing.T) {
+	t.Parallel()
+	var l Locations
+	for range 2 { // one resource, planned twice
+		if err := l.Claim("r", "main", "clusters", "r//clusters?ref=main"); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Deliver("r", "main", "clusters", "r//clusters?ref=main", "tree-a"); err != nil {
+			t.Fatalf("the same tree twice: %v", err)
+		}
+	}
+	if err := l.Claim("r", "main", "clusters", "r//clusters?ref=main"); err != nil {
+		t.Fatal(err)
+	}
+	err := l.Deliver("r", "main", "clusters", "r//clusters?ref=main", "tree-b")
+	if err == nil || !strings.Contains(err.Error(), `deliver different files to the same location r//clusters?ref=main (branch "main")`) {
+		t.Fatalf("a second tree for one location: %v", err)
+	}
+	// Unknown trees and other locations are not compared.
+	if err := l.Deliver("r", "main", "clusters", "r//clusters?ref=main", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Deliver("r", "dev", "clusters", "r//clusters?ref=dev", "tree-c"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -247,6 +247,16 @@ func TestAccGitopsCommit_NewOverlappingPathsRefused(t *testing.T) {
 		t.Errorf("refused plans wrote to the repository:\n%s\nwas\n%s", got, refs)
 	}
 	r.expectMain(gitopsOutside, 1)
+	// Two resources spelled exactly alike are one location to the provider; their different files tell
+	// them apart.
+	twin := strings.Replace(block("twin", "file://"+r.repo, "clusters"), `"x"`, `"y"`, 1)
+	r.write(block("whole", "file://"+r.repo, "clusters") + twin)
+	out := r.expectExit(1, "plan")
+	expectOutput(t, "terraform plan of two alike resources", out, `Error: Overlapping paths on one branch`,
+		`deliver different files to the same location file://`+regexp.QuoteMeta(r.repo)+`//clusters\?ref=main \(branch "main"\)`, `Nothing was written`)
+	if got := gitopsRefs(t, r.repo); got != refs {
+		t.Errorf("a refused plan wrote to the repository:\n%s\nwas\n%s", got, refs)
+	}
 	// Side by side they plan and apply.
 	r.write(block("dev", "file://"+r.repo, "clusters/dev") + block("drone", r.repo, "clusters/drone"))
 	r.must("apply", "-auto-approve")

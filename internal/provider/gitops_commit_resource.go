@@ -371,6 +371,9 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
+	if r.claimTree(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	plan.RenderSummary = renderSummaryValue(&plan, d.summary)
 	if d.reused != "" {
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
@@ -413,6 +416,22 @@ func (r *GitopsCommitResource) claim(plan *gitopsCommitModel, diags *diag.Diagno
 	}
 	key := r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString())
 	if err := r.data.Locations.Claim(key, plan.Branch.ValueString(), dir, plan.ID.ValueString()); err != nil {
+		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
+	}
+}
+
+// claimTree records the desired tree with the resource's claim: two resources spelled exactly alike are
+// one claim, and only their trees tell them apart (delivery.Locations.Deliver).
+func (r *GitopsCommitResource) claimTree(plan *gitopsCommitModel, diags *diag.Diagnostics) {
+	if r.data == nil || r.data.Locations == nil || !gitopsKnown(plan.ContentHash) || plan.ID.IsUnknown() {
+		return
+	}
+	dir, err := gitrepo.CleanPath(plan.Path.ValueString())
+	if err != nil {
+		return
+	}
+	key := r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString())
+	if err := r.data.Locations.Deliver(key, plan.Branch.ValueString(), dir, plan.ID.ValueString(), plan.ContentHash.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
 	}
 }
