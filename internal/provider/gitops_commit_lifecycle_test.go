@@ -53,7 +53,7 @@ func newLifecycleRigWith(t *testing.T, bin string, seed map[string]string) *life
 
 // tofuBinary is the OpenTofu binary named by KALYPSO_TOFU, or the one CI caches; "" when there is none.
 func tofuBinary() string {
-	for _, p := range []string{os.Getenv("KALYPSO_TOFU"), "/root/.cache/kalypso-ci/tofu-v1.10.10"} {
+	for _, p := range []string{os.Getenv("KALYPSO_TOFU"), filepath.Join(userCacheDirBeforeTests, "kalypso-ci", "tofu-v1.10.10")} {
 		if p == "" {
 			continue
 		}
@@ -191,6 +191,9 @@ func TestAccGitopsCommit_DriftChecksQuiet(t *testing.T) {
 		t.Parallel()
 		bin := tofuBinary()
 		if bin == "" {
+			if os.Getenv("KALYPSO_REQUIRE_TOFU") != "" {
+				t.Fatal("KALYPSO_REQUIRE_TOFU is set but no OpenTofu binary was found (set KALYPSO_TOFU, or run scripts/tofu.sh)")
+			}
 			t.Skip("no OpenTofu binary: set KALYPSO_TOFU")
 		}
 		testDriftChecksQuiet(t, bin)
