@@ -148,7 +148,12 @@ func isBlankDocument(text string) bool {
 	if strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
 		// YAML also breaks lines at these, so a "comment" line may hold content after one of them.
 		n, err := CountYAMLDocuments(text)
-		return err == nil && n == 0
+		if err == nil || strings.ContainsAny(text, "\u0085\u2028\u2029") {
+			return err == nil && n == 0
+		}
+		// yaml.v3 cannot read a lone end marker on its own (in a stream it ends the document before): with
+		// a lone CR read as the line break it is, the lines below decide, as they do for LF.
+		text = strings.ReplaceAll(text, "\r", "\n")
 	}
 	for _, ln := range strings.Split(text, "\n") {
 		if rest, ok := strings.CutPrefix(ln, "..."); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
