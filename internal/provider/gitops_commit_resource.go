@@ -407,30 +407,38 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 // the same provider configuration (delivery.Locations): two new resources have no ownership record on
 // the branch yet.
 func (r *GitopsCommitResource) claim(plan *gitopsCommitModel, diags *diag.Diagnostics) {
-	if r.data == nil || r.data.Locations == nil {
+	key, dir, ok := r.location(plan)
+	if !ok {
 		return
 	}
-	dir, err := gitrepo.CleanPath(plan.Path.ValueString())
-	if err != nil {
-		return // ValidateConfig reports it
-	}
-	key := r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString())
 	if err := r.data.Locations.Claim(key, plan.Branch.ValueString(), dir, plan.ID.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
 	}
 }
 
-// claimTree records the desired tree with the resource's claim: two resources spelled exactly alike are
-// one claim, and only their trees tell them apart (delivery.Locations.Deliver).
-func (r *GitopsCommitResource) claimTree(plan *gitopsCommitModel, diags *diag.Diagnostics) {
-	if r.data == nil || r.data.Locations == nil || !gitopsKnown(plan.ContentHash) || plan.ID.IsUnknown() {
-		return
+// location is the repository key and cleaned path under which the plan's claims are recorded; ok is false
+// without a registry or with a path ValidateConfig reports.
+func (r *GitopsCommitResource) location(plan *gitopsCommitModel) (key, dir string, ok bool) {
+	if r.data == nil || r.data.Locations == nil {
+		return "", "", false
 	}
 	dir, err := gitrepo.CleanPath(plan.Path.ValueString())
 	if err != nil {
+		return "", "", false
+	}
+	return r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString()), dir, true
+}
+
+// claimTree records the desired tree with the resource's claim: two resources spelled exactly alike are
+// one claim, and only their trees tell them apart (delivery.Locations.Deliver).
+func (r *GitopsCommitResource) claimTree(plan *gitopsCommitModel, diags *diag.Diagnostics) {
+	if !gitopsKnown(plan.ContentHash) || plan.ID.IsUnknown() {
 		return
 	}
-	key := r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString())
+	key, dir, ok := r.location(plan)
+	if !ok {
+		return
+	}
 	if err := r.data.Locations.Deliver(key, plan.Branch.ValueString(), dir, plan.ID.ValueString(), plan.ContentHash.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
 	}
