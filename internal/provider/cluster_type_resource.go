@@ -58,7 +58,7 @@ func (r *ClusterTypeResource) Schema(_ context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`: a built-in one (`arc-flux`, `argocd`) or " +
 					"a `kalypso_template` of type `reconciler` rendered with this cluster type. Defaults to `" + model.DefaultReconciler + "`. " +
 					"A name that is neither is an error of the render that uses the cluster type, naming it and the reconciler templates there are.",
-				Optional:            true, Computed: true,
+				Optional: true, Computed: true,
 				Default:    stringdefault.StaticString(model.DefaultReconciler),
 				Validators: []validator.String{validators.DNSSubdomainName()},
 			},
