@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -416,12 +418,16 @@ func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel,
 		return nil, diags
 	}
 	at := path.Root("azure_resource_graph")
-	cred, err := rollout.AzureCredential(az.Credential.ValueString(), nil)
-	if err != nil {
+	var cred azcore.TokenCredential
+	var opts *arm.ClientOptions
+	var err error
+	if o := d.provider.azure; o != nil {
+		cred, opts = o.credential, o.clientOptions
+	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil); err != nil {
 		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
 		return nil, diags
 	}
-	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), nil)
+	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), opts)
 	if err != nil {
 		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
 		return nil, diags
@@ -434,6 +440,15 @@ func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel,
 		src.Subscriptions = append(src.Subscriptions, s.ValueString())
 	}
 	return src, diags
+}
+
+// azureOverride replaces, in tests only, the two things kalypso_rollout's azure_resource_graph cannot
+// reach from a test machine: Entra ID (the credential that gets the token) and the trust of a local
+// Resource Graph server's certificate (the client's transport). The provider test's factories set it
+// on KalypsoProvider; configuration cannot, so production always authenticates as configured.
+type azureOverride struct {
+	credential    azcore.TokenCredential
+	clientOptions *arm.ClientOptions
 }
 
 // rolloutError words an error of the read at the attribute to fix.
