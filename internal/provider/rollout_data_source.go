@@ -322,9 +322,14 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddAttributeError(path.Root("fail_on_failure"), "Rollout failed", fmt.Sprintf("%s: %s. Fix the failing clusters (or unset fail_on_failure).", env, res.Summary()))
 		return
 	case res.State == rollout.Unknown:
+		// What to check depends on where the reports come from.
+		hint := "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
+		if !data.AzureGraph.IsNull() {
+			hint = "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
+				"and that the identity has Reader on their subscriptions."
+		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("expected"), "No cluster reported",
-			fmt.Sprintf("%s: no expected cluster reported about the last %d commits of %q: %s. Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them.",
-				env, rreq.History, rreq.Branch, res.Summary()))
+			fmt.Sprintf("%s: no expected cluster reported about the last %d commits of %q: %s. %s", env, rreq.History, rreq.Branch, res.Summary(), hint))
 	}
 	if !data.Promotion.IsNull() {
 		resp.Diagnostics.Append(d.promote(ctx, git, &data, env, res)...)
