@@ -85,8 +85,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"repository_url": schema.StringAttribute{
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
 					"`git_url_rewrites` apply. Credentials in the URL are rejected. Another spelling of the same repository (`file://` or a plain path, " +
-					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`) is an in-place update of " +
-					"`repository_url` and `id` that writes nothing; another repository is a move (see `path`).",
+					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`, also once `git_url_rewrites` apply) " +
+					"is no change: the plan is empty and the state keeps the spelling it was applied with. Another repository is a move (see `path`).",
 				Required: true,
 			},
 			"branch": schema.StringAttribute{
@@ -348,6 +348,9 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 				return
 			}
 		}
+	}
+	if state != nil {
+		r.keepRepositorySpelling(state, &plan)
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
