@@ -93,3 +93,19 @@ func (r *GitopsCommitResource) removeOld(ctx context.Context, priorState tfsdk.S
 				"Terraform no longer tracks the old location: remove its files by hand, or move the resource back and forth again.", prior.ID.ValueString(), m.ID.ValueString(), err))
 	}
 }
+
+// keepRepositorySpelling plans the state's repository_url when the configuration names the same
+// repository in another spelling (gitrepo.RepositoryKey, after git_url_rewrites): no change, so the plan
+// is empty and the state keeps the spelling it was applied with. Terraform accepts a configured
+// attribute planned as its prior value (the rule that semantic equality relies on). A custom type's
+// semantic equality would not do: the framework checks it only after Create, Update and Read, never at
+// plan, and an attribute plan modifier cannot reach the provider configuration's rewrites.
+func (r *GitopsCommitResource) keepRepositorySpelling(state, plan *gitopsCommitModel) {
+	if !gitopsKnown(state.RepositoryURL) || !gitopsKnown(plan.RepositoryURL) || state.RepositoryURL.Equal(plan.RepositoryURL) {
+		return
+	}
+	c := r.client(plan)
+	if c.RepositoryKey(state.RepositoryURL.ValueString()) == c.RepositoryKey(plan.RepositoryURL.ValueString()) {
+		plan.RepositoryURL = state.RepositoryURL
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -84,8 +85,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"repository_url": schema.StringAttribute{
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
 					"`git_url_rewrites` apply. Credentials in the URL are rejected. Another spelling of the same repository (`file://` or a plain path, " +
-					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`) is an in-place update of " +
-					"`repository_url` and `id` that writes nothing; another repository is a move (see `path`).",
+					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`, also once `git_url_rewrites` apply) " +
+					"is no change: the plan is empty and the state keeps the spelling it was applied with. Another repository is a move (see `path`).",
 				Required: true,
 			},
 			"branch": schema.StringAttribute{
@@ -316,6 +317,7 @@ const (
 )
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer phaseLog(ctx, "plan modified", time.Now(), nil)
 	if req.Plan.Raw.IsNull() {
 		r.planDestroy(ctx, req.State, "destroying the resource", &resp.Diagnostics)
 		return
@@ -346,6 +348,9 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 				return
 			}
 		}
+	}
+	if state != nil {
+		r.keepRepositorySpelling(state, &plan)
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
@@ -465,7 +470,9 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
 	want.Built = d.stored
+	start := time.Now()
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
+	phaseLog(ctx, "changes planned against the branch", start, err)
 	if errors.Is(err, delivery.ErrFilesNeeded) {
 		return nil, true
 	}
@@ -549,7 +556,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
+	start := time.Now()
 	ins, err := delivery.Refresh(ctx, r.client(&state), r.data.GitHubClient, req2)
+	phaseLog(ctx, "branch refreshed", start, err)
 	if err != nil {
 		resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
 		return
@@ -690,6 +699,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 // apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
 // records the render in private state.
 func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+	defer phaseLog(ctx, "applied", time.Now(), nil)
 	var m gitopsCommitModel
 	var prior *gitopsCommitModel
 	var priorPromoted *string
@@ -749,7 +759,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 // Git error is returned for the caller to classify.
 func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, req delivery.DeliverRequest) (diag.Diagnostics, error) {
 	m.ID = types.StringValue(delivery.ID(req.Apply.RepoURL, req.Apply.Path, req.Apply.Branch))
+	start := time.Now()
 	res, err := delivery.Deliver(ctx, r.client(m), r.data.GitHubClient, req)
+	phaseLog(ctx, "delivered", start, err)
 	if res.Git.CommitSHA != "" {
 		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
 	}
