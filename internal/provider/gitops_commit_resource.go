@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -317,6 +318,7 @@ const (
 )
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer phaseLog(ctx, "plan modified", time.Now(), nil)
 	if req.Plan.Raw.IsNull() {
 		r.planDestroy(ctx, req.State, "destroying the resource", &resp.Diagnostics)
 		return
@@ -469,7 +471,9 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
 	want.Built = d.stored
+	start := time.Now()
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
+	phaseLog(ctx, "changes planned against the branch", start, err)
 	if errors.Is(err, delivery.ErrFilesNeeded) {
 		return nil, true
 	}
@@ -554,7 +558,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
+	start := time.Now()
 	ins, err := delivery.Refresh(ctx, r.client(&state), r.data.GitHubClient, req2)
+	phaseLog(ctx, "branch refreshed", start, err)
 	if err != nil {
 		resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
 		return
@@ -697,6 +703,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 // the same branch, the same commit empties it, and vacated is true.
 func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics,
 	move *delivery.MoveRecord) (vacated bool) {
+	defer phaseLog(ctx, "applied", time.Now(), nil)
 	var m gitopsCommitModel
 	var prior *gitopsCommitModel
 	var priorPromoted *string
@@ -763,7 +770,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 // Git error is returned for the caller to classify.
 func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, req delivery.DeliverRequest) (diag.Diagnostics, error) {
 	m.ID = types.StringValue(delivery.ID(req.Apply.RepoURL, req.Apply.Path, req.Apply.Branch))
+	start := time.Now()
 	res, err := delivery.Deliver(ctx, r.client(m), r.data.GitHubClient, req)
+	phaseLog(ctx, "delivered", start, err)
 	if res.Git.CommitSHA != "" {
 		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
 	}
