@@ -458,8 +458,8 @@ func moveResource(url, branch, dir string, files map[string]string, extra string
 
 // TestAccGitopsCommit_Moves: a change of path, of branch and of repository_url is one planned update that
 // shows both sides (the files created at the new location, the deletions at the old one, with their
-// content); deletion_protection, as applied, refuses it; the apply writes the new location first and
-// removes the old one after; the re-plan is empty.
+// content); deletion_protection, as applied, refuses it; on one branch the apply writes both sides in one
+// commit, elsewhere it writes the new location first and removes the old one after; the re-plan is empty.
 func TestAccGitopsCommit_Moves(t *testing.T) {
 	t.Parallel()
 	r := newLifecycleRig(t, gitopsOutside)
@@ -490,11 +490,22 @@ func TestAccGitopsCommit_Moves(t *testing.T) {
 			t.Errorf("path move: changes[%q] = %q, want %q", k, got, want)
 		}
 	}
+	before := gitserver.Head(t, r.repo, "main")
 	r.must("apply", "move.tfplan")
-	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 4)
-	log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-2", "--format=%s", "main")
-	if !regexp.MustCompile(`^Remove clusters from branch main \(moved to .*//envs/dev\?ref=main\): 2 removed\nUpdate envs/dev on main: 2 added\n?$`).MatchString(log) {
-		t.Errorf("the new location is not written before the old one is removed:\n%s", log)
+	// Both sides on one branch land in one commit: the new location and the removal of the old one.
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 3)
+	if parent := gitserver.Git(t, "", nil, "--git-dir", r.repo, "rev-parse", "main~1"); strings.TrimSpace(parent) != before {
+		t.Errorf("the move is not one commit on %s: main~1 is %s", before, parent)
+	}
+	log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-1", "--format=%B", "main")
+	if !strings.HasPrefix(log, "Move clusters to envs/dev on branch main: 2 added, 2 removed\n\nFolders: drone (1 added), large (1 added)\n"+
+		"Removed from clusters: drone (1 removed), large (1 removed)\nRoot files: clusters/.kalypso-gitops-commit, envs/dev/.kalypso-gitops-commit\n") {
+		t.Errorf("the move's commit message:\n%s", log)
+	}
+	stat := gitserver.Git(t, "", nil, "--git-dir", r.repo, "show", "--no-renames", "--name-status", "--format=", "main")
+	if want := "D\tclusters/.kalypso-gitops-commit\nD\tclusters/drone/README.md\nD\tclusters/large/t1/namespace.yaml\n" +
+		"A\tenvs/dev/.kalypso-gitops-commit\nA\tenvs/dev/drone/README.md\nA\tenvs/dev/large/t1/namespace.yaml"; strings.TrimSpace(stat) != want {
+		t.Errorf("the move's commit changes:\n%s\nwant\n%s", stat, want)
 	}
 	r.expectExit(0, "plan", "-detailed-exitcode")
 
@@ -505,7 +516,11 @@ func TestAccGitopsCommit_Moves(t *testing.T) {
 		t.Errorf("branch move: changes %v", changes)
 	}
 	r.must("apply", "branch.tfplan")
-	r.expectMain(gitopsOutside, 5)
+	// Another branch: the new location is written first, then the old one removed in a commit of its own.
+	r.expectMain(gitopsOutside, 4)
+	if log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-1", "--format=%s", "main"); !regexp.MustCompile(`^Remove envs/dev from branch main \(moved to .*//envs/dev\?ref=dev\): 2 removed\n?$`).MatchString(log) {
+		t.Errorf("the removal at the old branch:\n%s", log)
+	}
 	if got := gitserver.Files(t, r.repo, "dev"); !reflect.DeepEqual(got, gitopsManaged("envs/dev", files)) {
 		t.Errorf("branch dev: %v", got)
 	}

@@ -103,8 +103,9 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root). A change of `path`, `branch` or " +
 					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
-					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). The apply " +
-					"writes the new location first, then removes the old one in a second commit. `deletion_protection` (as applied) and " +
+					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). On one branch " +
+					"of one repository the apply writes both sides in one commit; otherwise it writes the new location first, then removes the old one " +
+					"in a second commit. `deletion_protection` (as applied) and " +
 					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
@@ -524,18 +525,19 @@ func (r *GitopsCommitResource) checkStamp(ctx context.Context, prior, m *gitopsC
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics)
+	b, _ := req.Private.GetKey(ctx, moveKey)
+	rec := delivery.ParseMoveRecord(b)
+	vacated := r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics, rec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	b, _ := req.Private.GetKey(ctx, moveKey)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, nil)...)
-	if rec := delivery.ParseMoveRecord(b); rec != nil {
-		// The new location is written: now the old one, as the plan listed it.
+	if rec != nil && !vacated {
+		// The new location is written, on another branch: now the old one, as the plan listed it.
 		r.removeOld(ctx, req.State, req.Plan, rec, &resp.Diagnostics)
 	}
 }
@@ -697,8 +699,10 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 }
 
 // apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
-// records the render in private state.
-func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+// records the render in private state. move is the old side of a planned move (nil for none): when it is on
+// the same branch, the same commit empties it, and vacated is true.
+func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics,
+	move *delivery.MoveRecord) (vacated bool) {
 	defer phaseLog(ctx, "applied", time.Now(), nil)
 	var m gitopsCommitModel
 	var prior *gitopsCommitModel
@@ -710,17 +714,17 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		priorPromoted = prior.PromotedCommitID.ValueStringPointer()
 	}
 	if diags.HasError() {
-		return
+		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
 	d := r.desiredFiles(ctx, &m, diags, nil)
 	if diags.HasError() {
-		return
+		return false
 	}
 	if !d.known {
 		diags.AddError("Cannot deliver an unknown file set",
 			fmt.Sprintf("kalypso_gitops_commit %s: an input of files or render is still unknown at apply time. This is a bug in the provider; please report it.", m.ID.ValueString()))
-		return
+		return false
 	}
 	s := r.settings(ctx, &m, diags)
 	want := s.Desired(d.files, "", priorPromoted != nil)
@@ -731,11 +735,17 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
-		return
+		return false
 	}
-	pushed, _ := r.push(ctx, &m, prior, s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false))
+	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
+	if move != nil && prior != nil {
+		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
+			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
+		}
+	}
+	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
-		return
+		return vacated
 	}
 	contentHash, baseTree := plan.Applied(tree)
 	m.ContentHash = types.StringValue(contentHash)
@@ -753,6 +763,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(out.Set(ctx, &m)...)
+	return vacated
 }
 
 // push performs req (direct or PR mode) and fills commit_sha and the pull-request attributes of m. The
