@@ -26,7 +26,9 @@
 #
 #   STEPS=delivery benchmarks/compare.sh        # only the delivery step (make bench-delivery)
 #
-# Environment: STEPS (default "plan push delivery"), DELIVERY_SIZES (render mode, default "86k"),
+# Environment: STEPS (default "plan push delivery"), DELIVERY_SIZES (render mode, default "86k costlier-86k"),
+# DELIVERY_CHANGE (the model change of DELIVERY_SIZES: "cluster-type-and-policy", issue 22's, the default,
+# or "policy", issue 13's one policy; the small change against plain HCL is always "policy"),
 # DELIVERY_PER_CT_SIZES (per-cluster-type files, default "1k": at 86k its 300 instances take hours), SMALL_CHANGE_SIZES (default
 # "quarter-5.7k"), DELIVERY_TIMEOUT seconds per terraform command (default 1800),
 # WORK_DIR (scratch, default /tmp/kalypso-bench), OUT_DIR (default benchmarks/results),
@@ -48,7 +50,8 @@ TF_PUSH_SIZES=${TF_PUSH_SIZES:-"1k 10k"}
 TF_PUSH_PER_CT_SIZES=${TF_PUSH_PER_CT_SIZES:-"1k 10k 86k"}
 GO_BENCH=${GO_BENCH:-}
 STEPS=${STEPS:-"plan push delivery"}
-DELIVERY_SIZES=${DELIVERY_SIZES-86k}
+DELIVERY_SIZES=${DELIVERY_SIZES-"86k costlier-86k"}
+DELIVERY_CHANGE=${DELIVERY_CHANGE:-cluster-type-and-policy}
 DELIVERY_PER_CT_SIZES=${DELIVERY_PER_CT_SIZES-1k}
 SMALL_CHANGE_SIZES=${SMALL_CHANGE_SIZES-quarter-5.7k}
 DELIVERY_TIMEOUT=${DELIVERY_TIMEOUT:-1800}
@@ -210,7 +213,7 @@ for size in $(printf '%s\n' $fleets | sort -u); do
   format=both
   case $size in tutorial-*) format=yaml ;; esac
   "$WORK_DIR/fleetgen" -size "$size" -format "$format" -out "$WORK_DIR/fleet-$size" \
-    -one-more-policy "$WORK_DIR/one-more-$size.yaml" >"$WORK_DIR/logs/fleet-$size.txt"
+    -one-more-policy "$WORK_DIR/one-more-$size.yaml" -one-more-cluster-type "$WORK_DIR/one-more-ct-$size.yaml" >"$WORK_DIR/logs/fleet-$size.txt"
 done
 step plan || SIZES_PLAN=""
 for size in ${SIZES_PLAN-$SIZES}; do
@@ -360,7 +363,11 @@ tf_timed() {
   mkdir -p "$prov"
   echo "    $name (load $(cut -d' ' -f1-3 /proc/loadavg))"
   local start=$EPOCHREALTIME rc=0
-  KALYPSO_BENCH_PROVTIME=$prov /usr/bin/time -v -o "$log.time" timeout -k 10 "$DELIVERY_TIMEOUT" \
+  # The provider's debug log (a few dozen lines per command) gives the split into phases: phase_s.
+  # The framework's own debug lines (thousands per plan, a line per element of `changes`) are off: they
+  # would cost seconds of the time measured.
+  TF_LOG_PROVIDER=DEBUG TF_LOG_PATH="$log.tflog" TF_LOG_SDK=OFF TF_LOG_SDK_FRAMEWORK=OFF TF_LOG_SDK_PROTO=OFF \
+    KALYPSO_BENCH_PROVTIME=$prov /usr/bin/time -v -o "$log.time" timeout -k 10 "$DELIVERY_TIMEOUT" \
     terraform -chdir="$dir" "$@" >"$log.out" 2>"$log.err" &
   local bg=$!
   # /usr/bin/time's peak RSS of terraform is the largest of terraform and its children (the providers),
@@ -387,20 +394,32 @@ rc() { cat "$WORK_DIR/logs/$1.rc"; }
 # ok_or NAME RC: the wall clock of NAME if it exited with RC, else why not.
 ok_or() { if [ "$(rc "$1")" = "$2" ]; then wall "$1"; else echo "failed(rc=$(rc "$1"))"; fi; }
 expected() { awk '/expected assignments/ {print $NF}' "$WORK_DIR/logs/fleet-$1.txt"; }
+ct_adds() { awk '/one more cluster type adds/ {print $NF}' "$WORK_DIR/logs/fleet-$1.txt"; }
+# phase_s MESSAGE NAME...: the seconds the provider logged for one phase (the duration_ms of its debug
+# lines named MESSAGE) over the commands NAME..., summed.
+phase_s() {
+  local msg=$1 f
+  shift
+  for f in "$@"; do cat "$WORK_DIR/logs/$f.tflog" 2>/dev/null || true; done |
+    awk -v m="provider.terraform-provider-kalypso: $msg:" 'index($0, m) && match($0, /duration_ms=[0-9]+/) {s += substr($0, RSTART + 12, RLENGTH - 12)} END {printf "%.2f", s / 1000}'
+}
 
 delivery="$OUT_DIR/delivery.csv"
 small="$OUT_DIR/small-change.csv"
-step delivery || { delivery="$WORK_DIR/delivery.csv"; small="$WORK_DIR/small-change.csv"; }
+phases="$OUT_DIR/phases.csv"
+step delivery || { delivery="$WORK_DIR/delivery.csv"; small="$WORK_DIR/small-change.csv"; phases="$WORK_DIR/phases.csv"; }
 if step delivery; then
-  echo "size,pattern,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start" >"$delivery"
+  echo "size,pattern,change,change_plan_apply_s,refresh_s,render_s,store_keep_s,store_load_s,diff_s,write_s,push_s,provider_other_s,outside_provider_s,load_at_start" >"$phases"
+  echo "size,pattern,change,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start" >"$delivery"
   echo "size,assignments,render_change_plan_s,hcl_plan_s,hcl_over_render,load_at_start" >"$small"
 fi
 
-# deliver PATTERN SIZE: first apply, empty re-plan, one policy added (plan -out, then apply of that
-# plan, two processes as in CI), re-plan; appended to delivery.csv. Assignments are counted after the
-# change.
+# deliver PATTERN SIZE [CHANGE]: first apply, empty re-plan, a model change (CHANGE: "policy", one
+# policy added, or "cluster-type-and-policy", the default: plan -out, then apply of that plan, two
+# processes as in CI), re-plan; appended to delivery.csv, and the change's split into phases to
+# phases.csv. Assignments are counted after the change.
 deliver() {
-  local pattern=$1 size=$2
+  local pattern=$1 size=$2 change=${3:-$DELIVERY_CHANGE}
   local id="$pattern-$size" load
   load=$(cut -d' ' -f1 /proc/loadavg)
   echo "--> delivery $pattern $size"
@@ -420,6 +439,11 @@ deliver() {
   commits_first=$(($(git -C "$repo" rev-list --count main) - 1))
   tf_timed "$id-replan" "$dir" plan -detailed-exitcode "${vars[@]}"
   cp "$WORK_DIR/one-more-$size.yaml" "$fleet/scheduling/"
+  local added=1
+  if [ "$change" = cluster-type-and-policy ]; then
+    cp "$WORK_DIR/one-more-ct-$size.yaml" "$fleet/cluster-types/"
+    added=$((added + $(ct_adds "$size")))
+  fi
   local before
   before=$(git -C "$repo" rev-list --count main)
   tf_timed "$id-change-plan" "$dir" plan -out="$WORK_DIR/$id-change.tfplan" "${vars[@]}"
@@ -438,7 +462,16 @@ deliver() {
     total=$(echo "$(wall "$id-change-plan") $(wall "$id-change-apply")" | awk '{printf "%.2f", $1 + $2}')
   fi
   [ "$(rc "$id-replan2")" = 0 ] && replan2=empty
-  echo "$size,$pattern,$(($(expected "$size") + 1)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load" | tee -a "$delivery"
+  local c="$id-change-plan $id-change-apply" split
+  # Phases inside the provider's calls, then what is left of its ModifyPlan and apply (the render key,
+  # claims), then what lies outside them (terraform, the framework's conversions, start-up, state).
+  split=$(echo "$total $(phase_s "branch refreshed" $c) $(phase_s render $c) $(phase_s "desired tree kept in the local render store" $c) $(phase_s "desired tree loaded from the local render store" $c) $(phase_s "changes planned against the branch" $c) $(phase_s delivered $c) $(phase_s "git push" $c) $(phase_s "plan modified" $c) $(phase_s applied $c)" |
+    awk '{t = $1; r = $2; rn = $3; k = $4; l = $5; d = $6; dl = $7; p = $8; pm = $9; ap = $10
+      inside = pm + ap - rn - k - l - d - dl; if (inside < 0) inside = 0
+      outside = (t == "-") ? "-" : sprintf("%.2f", t - r - pm - ap)
+      printf "%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s", r, rn, k, l, d, dl - p, p, inside, outside}')
+  echo "$size,$pattern,$change,$total,$split,$load" | tee -a "$phases"
+  echo "$size,$pattern,$change,$(($(expected "$size") + added)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load" | tee -a "$delivery"
 }
 
 if step delivery; then
@@ -447,7 +480,7 @@ if step delivery; then
   # against the plain-HCL plan of the same fleet with the same policy (it has no state, so every plan
   # computes everything).
   for size in $SMALL_CHANGE_SIZES; do
-    case " $DELIVERY_SIZES " in *" $size "*) ;; *) deliver render "$size" ;; esac
+    case " $DELIVERY_SIZES " in *" $size "*) [ "$DELIVERY_CHANGE" = policy ] || deliver render "$size" policy ;; *) deliver render "$size" policy ;; esac
     load=$(cut -d' ' -f1 /proc/loadavg)
     "$WORK_DIR/fleetgen" -size "$size" -format tfvars -add-one-more-policy -out "$WORK_DIR/fleet-$size-hcl" >/dev/null
     tf_timed "hcl-$size" "$WORK_DIR/tf/hcl" plan -input=false -lock=false -var-file="$WORK_DIR/fleet-$size-hcl/fleet.auto.tfvars.json"
@@ -459,9 +492,15 @@ if step delivery; then
   for size in $DELIVERY_PER_CT_SIZES; do deliver per-ct "$size"; done
 
   {
-    echo "| fleet | pattern | assignments | files in repo | first apply s | empty re-plan s | change: plan s | change: apply s | change: plan + apply s | re-plan after change | state MiB | terraform RSS MiB | provider RSS MiB | RSS sum MiB | change: terraform CPU s | change: provider CPU s | commits (first apply) | commits (change) | load at start |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| fleet | pattern | change | assignments | files in repo | first apply s | empty re-plan s | change: plan s | change: apply s | change: plan + apply s | re-plan after change | state MiB | terraform RSS MiB | provider RSS MiB | RSS sum MiB | change: terraform CPU s | change: provider CPU s | commits (first apply) | commits (change) | load at start |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     tail -n +2 "$delivery" | awk -F, '{printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n"}'
+    echo
+    echo "Where the change's time went (plan -out and apply of the saved plan, summed over both provider processes, from the provider's debug log; provider other = the rest of the provider's ModifyPlan and apply: the render key, claims, settings; outside = terraform itself, the framework's conversions around those calls, process start-up, state):"
+    echo
+    echo "| fleet | pattern | change | change: plan + apply s | refresh s | render s | keep tree s | load tree s | diff s | write s | push s | provider other s | outside the provider s | load at start |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    tail -n +2 "$phases" | awk -F, '{printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n"}'
     echo
     echo "| fleet | assignments | render mode: plan of the one-policy change s | plain HCL plan s | HCL / render | load at start |"
     echo "|---|---:|---:|---:|---:|---:|"
@@ -470,6 +509,28 @@ if step delivery; then
     echo "machine: $(nproc) cores, $(free -h | awk '/Mem:/ {print $2}') RAM; $(terraform version | head -1); finished $(date -u +%Y-%m-%dT%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
   } >"$OUT_DIR/delivery.md"
   cat "$OUT_DIR/delivery.md"
+
+  # Render mode's cost against fleet size (issue 22, item 4): first apply, the change (plan + apply),
+  # and the empty re-plan, log-log with a slope-1 reference. Only the delivery change's rows of
+  # successful runs; one point per fleet.
+  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery.dat"
+  if command -v gnuplot >/dev/null && [ -s "$WORK_DIR/series-delivery.dat" ]; then
+    gnuplot <<EOF
+set terminal pngcairo size 900,600 font ",11"
+set output "$OUT_DIR/delivery-scale.png"
+set title "render mode, one kalypso_gitops_commit ($(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg))"
+set logscale xy
+set grid
+set key top left
+set xlabel "assignments"
+set ylabel "wall seconds"
+plot "$WORK_DIR/series-delivery.dat" using 1:2 with linespoints title "first apply", \\
+     "" using 1:3 with linespoints title "change: plan -out + apply", \\
+     "" using 1:4 with linespoints title "empty re-plan", \\
+     "" using 1:2:5 with labels offset 0,1 notitle, \\
+     [1000:100000] x / 1000.0 dashtype 2 lc rgb "gray" title "linear (slope 1)"
+EOF
+  fi
 fi
 
 if ! step plan && ! step push; then

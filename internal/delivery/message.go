@@ -32,6 +32,9 @@ type CommitMessage struct {
 	Removal bool
 	// MovedTo, for a removal, names the location the resource moved to: "(moved to envs/dev on branch main)".
 	MovedTo string
+	// MovedFrom is the old path of a move on one branch, emptied by the same commit (gitrepo.Changes.Vacated):
+	// "Move clusters to envs/dev on branch main: 2 added, 2 removed".
+	MovedFrom string
 }
 
 // Describe is the message of the commit that makes ch:
@@ -56,6 +59,10 @@ func (m CommitMessage) Describe(ch gitrepo.Changes) string {
 		}
 		subject = fmt.Sprintf("Remove %s from branch %s (%s): %s", displayPath(m.Path), m.Branch, why, countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed), "no file changed"))
 	}
+	if m.MovedFrom != "" {
+		subject = fmt.Sprintf("Move %s to %s on branch %s: %s", displayPath(m.MovedFrom), displayPath(m.Path), m.Branch,
+			countPhrase(len(ch.Added), len(ch.Modified), len(ch.Removed)+len(ch.Vacated), "no file changed"))
+	}
 	promotedWritten := m.PromotedCommitID != "" && slices.Contains(ch.Root, PromotedCommitFile)
 	if promotedWritten {
 		subject += "; promote " + shortID(m.PromotedCommitID)
@@ -67,6 +74,9 @@ func (m CommitMessage) Describe(ch gitrepo.Changes) string {
 			noun = "Cluster types"
 		}
 		body = append(body, noun+": "+strings.Join(folders, ", "))
+	}
+	if vacated := folderCounts(gitrepo.Changes{Removed: ch.Vacated}); len(vacated) > 0 {
+		body = append(body, "Removed from "+displayPath(m.MovedFrom)+": "+strings.Join(vacated, ", "))
 	}
 	switch {
 	case promotedWritten:

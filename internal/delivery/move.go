@@ -7,14 +7,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // A change of repository_url (to another repository), branch or path is a move: the plan shows the
-// changes at the new location and the deletions at the old one, and the apply writes the new location
-// first and removes the old one after, so that no path is emptied before its replacement exists.
+// changes at the new location and the deletions at the old one. On one branch the apply writes both in
+// one commit (MoveInOneCommit); elsewhere it writes the new location first and removes the old one
+// after, so that no path is emptied before its replacement exists.
 
 // Moved reports whether to is another location than from: another repository (key gives a
 // repository's key, gitrepo.Client.RepositoryKey), branch or path.
@@ -162,5 +164,22 @@ func (r Resource) MoveRemovalRequest(expectedTree, to string) DeliverRequest {
 	req := r.RemovalRequest()
 	req.Apply.ExpectedManagedTree = expectedTree
 	req.Apply.Describe = CommitMessage{Path: r.Path, Branch: r.Branch, Render: r.Render, Removal: true, MovedTo: to}.Describe
+	return req
+}
+
+// MoveInOneCommit makes req, the apply of the new location r of a move on the same branch as from
+// (SameBranch), also empty the old location in the same commit, only while it holds expectedTree (the
+// MoveRecord's): its files, its ownership record, and the promoted-commit file it wrote unless r writes
+// it too. The commit says it is a move, whatever commit_message holds, as a removal's does.
+func (r Resource) MoveInOneCommit(req DeliverRequest, from Resource, expectedTree string) DeliverRequest {
+	req.Apply.Vacate, req.Apply.VacateExpectedTree = from.Path, expectedTree
+	deletes := append([]string(nil), req.Apply.DeleteRootFiles...)
+	for _, name := range from.Removal().DeleteRootFiles {
+		if _, written := req.Apply.RootFiles[name]; !written && !slices.Contains(deletes, name) {
+			deletes = append(deletes, name)
+		}
+	}
+	req.Apply.DeleteRootFiles = deletes
+	req.Apply.Describe = CommitMessage{Path: r.Path, Branch: r.Branch, Render: r.Render, PromotedCommitID: req.PromotedCommitID, MovedFrom: from.Path}.Describe
 	return req
 }

@@ -61,3 +61,29 @@ func TestMove_ChangesAndGuards(t *testing.T) {
 		t.Error("move record")
 	}
 }
+
+// TestMoveInOneCommit: a move on one branch empties the old path in the apply's own commit, removes the
+// old ownership record and the promoted-commit file the old side wrote unless the new side writes it,
+// and describes itself as a move whatever commit_message holds.
+func TestMoveInOneCommit(t *testing.T) {
+	t.Parallel()
+	id := "0123456789abcdef0123456789abcdef01234567"
+	from := Resource{RepoURL: "file:///srv/fleet.git", Branch: "main", Path: "clusters", PromotedCommitID: &id}
+	for _, tc := range []struct {
+		promoted    *string
+		wantDeletes []string
+	}{
+		{&id, []string{MarkerPath("clusters")}},
+		{nil, []string{PromotedCommitFile, MarkerPath("clusters")}},
+	} {
+		to := Resource{RepoURL: from.RepoURL, Branch: "main", Path: "envs/dev", Message: "my message", PromotedCommitID: tc.promoted}
+		req := to.MoveInOneCommit(to.DeliverRequest(to.Desired(nil, "", true), to.Message, &id, "", false), from, "tree-id")
+		if req.Apply.Vacate != "clusters" || req.Apply.VacateExpectedTree != "tree-id" || strings.Join(req.Apply.DeleteRootFiles, ",") != strings.Join(tc.wantDeletes, ",") {
+			t.Errorf("promoted %v: vacate %q %q, root deletes %v, want %v", tc.promoted != nil, req.Apply.Vacate, req.Apply.VacateExpectedTree, req.Apply.DeleteRootFiles, tc.wantDeletes)
+		}
+		msg := req.Apply.Describe(gitrepo.Changes{Added: []string{"drone/a.yaml"}, Vacated: []string{"drone/a.yaml", "large/b.yaml"}})
+		if want := "Move clusters to envs/dev on branch main: 1 added, 2 removed\n\nFolders: drone (1 added)\nRemoved from clusters: drone (1 removed), large (1 removed)\n"; !strings.HasPrefix(msg, want) {
+			t.Errorf("message:\n%s\nwant prefix\n%s", msg, want)
+		}
+	}
+}

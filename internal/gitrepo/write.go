@@ -70,6 +70,13 @@ type ApplyRequest struct {
 	// was planned against: if the base holds anything else under Path, Apply writes nothing and fails with
 	// ErrStale. Commits that changed only files outside Path are built upon as usual.
 	ExpectedManagedTree string
+	// Vacate, when set, is a second managed directory emptied in the same commit: the old side of a move
+	// on this branch, so that the new location and the removal of the old one land together. Every file
+	// below it is deleted, except the dot-entries at its root (DeleteRootFiles removes those it names).
+	// It may neither be Path nor contain it or lie inside it. Its removed files are Changes.Vacated.
+	Vacate string
+	// VacateExpectedTree is ExpectedManagedTree for Vacate: the managed tree the removal was planned against.
+	VacateExpectedTree string
 }
 
 // Changes lists the files that differ between the base commit and the desired set, relative to Path.
@@ -77,11 +84,13 @@ type Changes struct {
 	Added, Modified, Removed []string
 	// Root lists the RootFiles/DeleteRootFiles paths whose content changed.
 	Root []string
+	// Vacated lists the files removed below ApplyRequest.Vacate, relative to it.
+	Vacated []string
 }
 
 // Empty reports whether nothing changed.
 func (c Changes) Empty() bool {
-	return len(c.Added)+len(c.Modified)+len(c.Removed)+len(c.Root) == 0
+	return len(c.Added)+len(c.Modified)+len(c.Removed)+len(c.Root)+len(c.Vacated) == 0
 }
 
 // ApplyResult is the outcome of Apply.
@@ -129,6 +138,14 @@ func (c *Client) apply(ctx context.Context, req ApplyRequest) (ApplyResult, erro
 	}
 	if err := validateRequest(req); err != nil {
 		return ApplyResult{}, opErr(err)
+	}
+	if req.Vacate != "" {
+		if req.Vacate, err = CleanPath(req.Vacate); err != nil {
+			return ApplyResult{}, opErr(err)
+		}
+		if req.Vacate == dir || req.Vacate == "" || dir == "" || strings.HasPrefix(req.Vacate, dir+"/") || strings.HasPrefix(dir, req.Vacate+"/") {
+			return ApplyResult{}, opErr(withClass(ErrInvalidInput, fmt.Errorf("the path to vacate %q and the path %q contain one another", displayPath(req.Vacate), displayPath(dir))))
+		}
 	}
 	s, err := c.open(req.RepoURL)
 	if err != nil {
@@ -196,6 +213,11 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 	}
 	if err := s.checkExpectedTree(st, baseTree, dir, req.ExpectedManagedTree); err != nil {
 		return res, err
+	}
+	if req.Vacate != "" {
+		if err := s.checkExpectedTree(st, baseTree, req.Vacate, req.VacateExpectedTree); err != nil {
+			return res, withClass(ErrStale, fmt.Errorf("at the old location %q: %w", displayPath(req.Vacate), err))
+		}
 	}
 	b := &builder{st: st}
 	newTree, err := buildTree(b, baseTree, dir, req)
@@ -378,7 +400,26 @@ func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if req.Vacate != "" {
+		if root, err = vacate(b, root, req.Vacate); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
 	return applyRootFiles(b, root, req)
+}
+
+// vacate returns root with the managed files below dir removed (its root's dot-entries kept), recording
+// them in b.changes.Vacated.
+func vacate(b *builder, root plumbing.Hash, dir string) (plumbing.Hash, error) {
+	kept := b.changes
+	b.changes = Changes{}
+	sub, err := buildManagedTree(b, root, dir, ApplyRequest{Files: map[string][]byte{}})
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	kept.Vacated = b.changes.Removed
+	b.changes = kept
+	return placeManagedTree(b, root, dir, sub)
 }
 
 // buildManagedTree stores the desired tree of dir (the desired files plus the dot-entries the base

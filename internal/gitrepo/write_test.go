@@ -334,3 +334,57 @@ func TestApply_RefusesCheckedOutBranchOfWorkingTree(t *testing.T) {
 		t.Fatalf("read: %v %v", err, files)
 	}
 }
+
+// TestApply_VacateMovesInOneCommit: a move on one branch writes the new path and empties the old one in
+// one commit, keeping the old path's dot-entries at its root; it writes nothing when the old path no
+// longer holds the planned tree, and refuses paths that contain one another.
+func TestApply_VacateMovesInOneCommit(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "move.git", "main", map[string]string{
+		"README.md": "outside", "clusters/drone/a.yaml": "a", "clusters/large/b.yaml": "b", "clusters/.sops.yaml": "kept",
+	})
+	c := &gitrepo.Client{CacheDir: t.TempDir()}
+	ctx := context.Background()
+	url := "file://" + repo
+	ins, err := c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: url, Branch: "main", Path: "clusters"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := gitrepo.ApplyRequest{
+		RepoURL: url, Branch: "main", Path: "envs/dev", Files: fixtures.Bytes(map[string]string{"drone/a.yaml": "a", "large/b.yaml": "b"}),
+		Vacate: "clusters", VacateExpectedTree: ins.ManagedTree, DeleteRootFiles: []string{"clusters/.sops.yaml"},
+	}
+
+	stale := req
+	stale.VacateExpectedTree = gitrepo.EmptyTreeID
+	if _, err := c.Apply(ctx, stale); !errors.Is(err, gitrepo.ErrStale) {
+		t.Fatalf("a changed old path: %v, want ErrStale", err)
+	}
+	for _, dirs := range [][2]string{{"clusters", "clusters"}, {"clusters/dev", "clusters"}, {"envs", "envs/dev"}, {"envs/dev", "."}} {
+		bad := req
+		bad.Path, bad.Vacate = dirs[0], dirs[1]
+		if _, err := c.Apply(ctx, bad); !errors.Is(err, gitrepo.ErrInvalidInput) {
+			t.Errorf("path %q, vacate %q: %v, want ErrInvalidInput", dirs[0], dirs[1], err)
+		}
+	}
+	if n := gitserver.CommitCount(t, repo, "main"); n != 1 {
+		t.Fatalf("refused applies wrote %d commits", n-1)
+	}
+
+	res, err := c.Apply(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"README.md": "outside", "envs/dev/drone/a.yaml": "a", "envs/dev/large/b.yaml": "b"}
+	if got := gitserver.Files(t, repo, "main"); !reflect.DeepEqual(got, want) {
+		t.Errorf("tree after the move:\n got %v\nwant %v", got, want)
+	}
+	if n := gitserver.CommitCount(t, repo, "main"); n != 2 {
+		t.Errorf("the move wrote %d commits, want 1", n-1)
+	}
+	if !reflect.DeepEqual(res.Changes.Added, []string{"drone/a.yaml", "large/b.yaml"}) || len(res.Changes.Removed) != 0 ||
+		!reflect.DeepEqual(res.Changes.Vacated, []string{"drone/a.yaml", "large/b.yaml"}) || !reflect.DeepEqual(res.Changes.Root, []string{"clusters/.sops.yaml"}) {
+		t.Errorf("changes %+v", res.Changes)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
@@ -43,6 +44,13 @@ type terraformCLI struct {
 
 func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
+	return newTerraformCLIWith(t, dir, New("test"))
+}
+
+// newTerraformCLIWith is newTerraformCLI with a provider of the test's own (rolloutAzureFactories' reads
+// Resource Graph from a local server).
+func newTerraformCLIWith(t *testing.T, dir string, newProvider func() provider.Provider) *terraformCLI {
+	t.Helper()
 	if _, err := exec.LookPath("terraform"); err != nil {
 		t.Skip("terraform is not on PATH")
 	}
@@ -51,7 +59,7 @@ func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	closeCh := make(chan struct{})
 	go func() {
 		err := tf6server.Serve(registryAddress,
-			func() tfprotov6.ProviderServer { return providerserver.NewProtocol6(New("test")())() },
+			func() tfprotov6.ProviderServer { return providerserver.NewProtocol6(newProvider())() },
 			tf6server.WithDebug(ctx, configCh, closeCh),
 			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
 			// Provider logs follow TF_LOG as in terraform-plugin-testing, instead of flooding stderr at trace level.

@@ -15,6 +15,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
@@ -187,17 +193,7 @@ func TestAccGitopsCommit_DestroyRetained(t *testing.T) {
 func TestAccGitopsCommit_DriftChecksQuiet(t *testing.T) {
 	t.Parallel()
 	t.Run("terraform", func(t *testing.T) { t.Parallel(); testDriftChecksQuiet(t, "terraform") })
-	t.Run("opentofu", func(t *testing.T) {
-		t.Parallel()
-		bin := tofuBinary()
-		if bin == "" {
-			if os.Getenv("KALYPSO_REQUIRE_TOFU") != "" {
-				t.Fatal("KALYPSO_REQUIRE_TOFU is set but no OpenTofu binary was found (set KALYPSO_TOFU, or run scripts/tofu.sh)")
-			}
-			t.Skip("no OpenTofu binary: set KALYPSO_TOFU")
-		}
-		testDriftChecksQuiet(t, bin)
-	})
+	t.Run("opentofu", func(t *testing.T) { t.Parallel(); testDriftChecksQuiet(t, tofuOrSkip(t)) })
 }
 
 func testDriftChecksQuiet(t *testing.T, bin string) {
@@ -266,33 +262,89 @@ func TestAccGitopsCommit_NewOverlappingPathsRefused(t *testing.T) {
 	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters/dev", map[string]string{"README.md": "x"}), gitopsManaged("clusters/drone", map[string]string{"README.md": "x"})), 3)
 }
 
-// TestAccGitopsCommit_RespelledRepositoryIsNoChange: four other spellings of the repository's URL are
-// no replacement: each plans an in-place update of repository_url and id alone (Terraform plans a
-// configured value as written), whose apply writes nothing; the re-plan is empty.
+// respellings are four other spellings of the local repository at repo: a plain path, a trailing `/`,
+// `file://` with a trailing `/`, and a `./` segment.
+func respellings(repo string) []string {
+	dir, name := filepath.Split(repo)
+	return []string{repo, repo + "/", "file://" + repo + "/", "file://" + dir + "./" + name}
+}
+
+// TestAccGitopsCommit_RespelledRepositoryIsNoChange: applied with `file://`, the resource sees four other
+// spellings of the same repository as no change: each plan is empty (plancheck.ExpectEmptyPlan), the state
+// keeps the spelling it was applied with, and the branch gets no commit.
 func TestAccGitopsCommit_RespelledRepositoryIsNoChange(t *testing.T) {
 	t.Parallel()
-	r := newLifecycleRig(t, gitopsOutside)
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
+	files := map[string]string{"drone/README.md": "drone"}
+	url := "file://" + repo
+	delivered := fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files))
+	var head string
+	steps := []resource.TestStep{{
+		Config: gitopsCfg{URL: url, Branch: "main", Path: "clusters", Files: files}.String(),
+		ConfigStateChecks: []statecheck.StateCheck{
+			gitopsExpectRepo(t, repo, "main", delivered, 2),
+			gitopsRepoCheck(func() error { head = gitserver.Head(t, repo, "main"); return nil }),
+		},
+	}}
+	for _, other := range respellings(repo) {
+		steps = append(steps, resource.TestStep{
+			Config:           gitopsCfg{URL: other, Branch: "main", Path: "clusters", Files: files}.String(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("repository_url"), knownvalue.StringExact(url)),
+				statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("id"), knownvalue.StringExact(url+"//clusters?ref=main")),
+				gitopsExpectRepo(t, repo, "main", delivered, 2),
+				gitopsRepoCheck(func() error {
+					if got := gitserver.Head(t, repo, "main"); got != head {
+						return fmt.Errorf("repository_url = %q moved branch main from %s to %s", other, head, got)
+					}
+					return nil
+				}),
+			},
+		})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}
+
+// TestAccGitopsCommit_RespelledRepositoryIsNoChangeBothCLIs: the same with the CLIs themselves, Terraform
+// and OpenTofu: `plan -detailed-exitcode` exits 0 with "No changes." for each spelling, and the apply
+// writes no commit.
+func TestAccGitopsCommit_RespelledRepositoryIsNoChangeBothCLIs(t *testing.T) {
+	t.Parallel()
+	t.Run("terraform", func(t *testing.T) { t.Parallel(); testRespelledRepository(t, "terraform") })
+	t.Run("opentofu", func(t *testing.T) { t.Parallel(); testRespelledRepository(t, tofuOrSkip(t)) })
+}
+
+func testRespelledRepository(t *testing.T, bin string) {
+	r := newLifecycleRigWith(t, bin, gitopsOutside)
 	files := map[string]string{"drone/README.md": "drone"}
 	r.write(lifecycleResource("file://"+r.repo, files, ""))
 	r.must("apply", "-auto-approve")
 	head := gitserver.Head(t, r.repo, "main")
-	dir, name := filepath.Split(r.repo)
-	for _, url := range []string{r.repo, r.repo + "/", "file://" + r.repo + "/", "file://" + dir + "./" + name} {
+	for _, url := range respellings(r.repo) {
 		r.write(lifecycleResource(url, files, ""))
-		out := r.expectExit(2, "plan", "-detailed-exitcode")
-		expectOutput(t, "plan of repository_url = "+url, out, `# kalypso_gitops_commit.test will be updated in-place`, `Plan: 0 to add, 1 to change, 0 to destroy`)
-		if strings.Contains(out, "changes ") || strings.Contains(out, "must be replaced") {
-			t.Errorf("repository_url = %q: the plan changes files or replaces the resource:\n%s", url, out)
-		}
+		out := r.expectExit(0, "plan", "-detailed-exitcode")
+		expectOutput(t, "plan of repository_url = "+url, out, `No changes\.`)
 		r.must("apply", "-auto-approve")
-		if out, code := r.run("plan", "-detailed-exitcode"); code != 0 {
-			t.Errorf("repository_url = %q: re-plan exited %d, want 0:\n%s", url, code, out)
-		}
 	}
 	if got := gitserver.Head(t, r.repo, "main"); got != head {
 		t.Errorf("an apply of a respelled URL wrote to the branch")
 	}
 	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)
+}
+
+// tofuOrSkip is tofuBinary, skipping the test when there is none unless KALYPSO_REQUIRE_TOFU is set.
+func tofuOrSkip(t *testing.T) string {
+	t.Helper()
+	bin := tofuBinary()
+	if bin == "" {
+		if os.Getenv("KALYPSO_REQUIRE_TOFU") != "" {
+			t.Fatal("KALYPSO_REQUIRE_TOFU is set but no OpenTofu binary was found (set KALYPSO_TOFU, or run scripts/tofu.sh)")
+		}
+		t.Skip("no OpenTofu binary: set KALYPSO_TOFU")
+	}
+	return bin
 }
 
 // opaBinary is the opa CLI on PATH or in GOPATH/bin (`go install github.com/open-policy-agent/opa@v1.22.3`), or "".
@@ -406,8 +458,8 @@ func moveResource(url, branch, dir string, files map[string]string, extra string
 
 // TestAccGitopsCommit_Moves: a change of path, of branch and of repository_url is one planned update that
 // shows both sides (the files created at the new location, the deletions at the old one, with their
-// content); deletion_protection, as applied, refuses it; the apply writes the new location first and
-// removes the old one after; the re-plan is empty.
+// content); deletion_protection, as applied, refuses it; on one branch the apply writes both sides in one
+// commit, elsewhere it writes the new location first and removes the old one after; the re-plan is empty.
 func TestAccGitopsCommit_Moves(t *testing.T) {
 	t.Parallel()
 	r := newLifecycleRig(t, gitopsOutside)
@@ -438,11 +490,22 @@ func TestAccGitopsCommit_Moves(t *testing.T) {
 			t.Errorf("path move: changes[%q] = %q, want %q", k, got, want)
 		}
 	}
+	before := gitserver.Head(t, r.repo, "main")
 	r.must("apply", "move.tfplan")
-	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 4)
-	log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-2", "--format=%s", "main")
-	if !regexp.MustCompile(`^Remove clusters from branch main \(moved to .*//envs/dev\?ref=main\): 2 removed\nUpdate envs/dev on main: 2 added\n?$`).MatchString(log) {
-		t.Errorf("the new location is not written before the old one is removed:\n%s", log)
+	// Both sides on one branch land in one commit: the new location and the removal of the old one.
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 3)
+	if parent := gitserver.Git(t, "", nil, "--git-dir", r.repo, "rev-parse", "main~1"); strings.TrimSpace(parent) != before {
+		t.Errorf("the move is not one commit on %s: main~1 is %s", before, parent)
+	}
+	log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-1", "--format=%B", "main")
+	if !strings.HasPrefix(log, "Move clusters to envs/dev on branch main: 2 added, 2 removed\n\nFolders: drone (1 added), large (1 added)\n"+
+		"Removed from clusters: drone (1 removed), large (1 removed)\nRoot files: clusters/.kalypso-gitops-commit, envs/dev/.kalypso-gitops-commit\n") {
+		t.Errorf("the move's commit message:\n%s", log)
+	}
+	stat := gitserver.Git(t, "", nil, "--git-dir", r.repo, "show", "--no-renames", "--name-status", "--format=", "main")
+	if want := "D\tclusters/.kalypso-gitops-commit\nD\tclusters/drone/README.md\nD\tclusters/large/t1/namespace.yaml\n" +
+		"A\tenvs/dev/.kalypso-gitops-commit\nA\tenvs/dev/drone/README.md\nA\tenvs/dev/large/t1/namespace.yaml"; strings.TrimSpace(stat) != want {
+		t.Errorf("the move's commit changes:\n%s\nwant\n%s", stat, want)
 	}
 	r.expectExit(0, "plan", "-detailed-exitcode")
 
@@ -453,7 +516,11 @@ func TestAccGitopsCommit_Moves(t *testing.T) {
 		t.Errorf("branch move: changes %v", changes)
 	}
 	r.must("apply", "branch.tfplan")
-	r.expectMain(gitopsOutside, 5)
+	// Another branch: the new location is written first, then the old one removed in a commit of its own.
+	r.expectMain(gitopsOutside, 4)
+	if log := gitserver.Git(t, "", nil, "--git-dir", r.repo, "log", "-1", "--format=%s", "main"); !regexp.MustCompile(`^Remove envs/dev from branch main \(moved to .*//envs/dev\?ref=dev\): 2 removed\n?$`).MatchString(log) {
+		t.Errorf("the removal at the old branch:\n%s", log)
+	}
 	if got := gitserver.Files(t, r.repo, "dev"); !reflect.DeepEqual(got, gitopsManaged("envs/dev", files)) {
 		t.Errorf("branch dev: %v", got)
 	}

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -20,4 +21,15 @@ func gitopsLogContext(ctx context.Context, m *gitopsCommitModel) context.Context
 		"kalypso_repository_url", gitrepo.RedactURL(m.RepositoryURL.ValueString())),
 		"kalypso_branch", m.Branch.ValueString()),
 		"kalypso_path", m.Path.ValueString())
+}
+
+// phaseLog records how long one phase of a plan, refresh or apply took (TF_LOG_PROVIDER=debug), so
+// that a slow run can be split into refresh, render, diff, write and push without a profiler: the
+// render and each git fetch and push log their own durations.
+func phaseLog(ctx context.Context, msg string, start time.Time, err error) {
+	fields := map[string]any{"duration_ms": time.Since(start).Milliseconds()}
+	if err != nil {
+		fields["failed"] = true // the error itself reaches the user as a diagnostic
+	}
+	tflog.Debug(ctx, msg, fields)
 }

@@ -6,8 +6,10 @@ package provider
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -36,5 +38,29 @@ func TestGitopsLogContext_NamesTheResourceWithoutCredentials(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "ghp_SECRET") {
 		t.Errorf("the log carries the token:\n%s", out.String())
+	}
+}
+
+// The benchmarks split a slow run into phases from these lines: each names its phase, carries its
+// duration and says whether it failed, but never the error's text (that may quote a remote's answer;
+// the user gets it as a diagnostic).
+func TestPhaseLog_DurationAndFailureWithoutTheError(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &out)
+	phaseLog(ctx, "delivered", time.Now().Add(-1500*time.Millisecond), nil)
+	phaseLog(ctx, "branch refreshed", time.Now(), errors.New("fetch: ghp_SECRET0123456789 refused"))
+	lines, err := tflogtest.MultilineJSONDecode(&out)
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("log lines %v (%v):\n%s", lines, err, out.String())
+	}
+	if d, _ := lines[0]["duration_ms"].(float64); lines[0]["@message"] != "delivered" || d < 1500 || d > 60000 || lines[0]["failed"] != nil {
+		t.Errorf("first line: %v", lines[0])
+	}
+	if lines[1]["@message"] != "branch refreshed" || lines[1]["failed"] != true {
+		t.Errorf("second line: %v", lines[1])
+	}
+	if strings.Contains(out.String(), "ghp_SECRET") {
+		t.Errorf("the log carries the error's text:\n%s", out.String())
 	}
 }

@@ -4,8 +4,8 @@
 package provider
 
 // Moves of kalypso_gitops_commit (a change of repository_url, branch or path): the plan shows both
-// sides, the apply writes the new location first and removes the old one after. The rules are
-// internal/delivery's (move.go).
+// sides; on one branch the apply writes both in one commit, elsewhere it writes the new location first
+// and removes the old one after. The rules are internal/delivery's (move.go).
 
 import (
 	"context"
@@ -71,12 +71,16 @@ func (r *GitopsCommitResource) planMove(ctx context.Context, state, plan *gitops
 		diags.AddAttributeError(path.Root("deletion_protection"), "The move deletes files at the old location", fmt.Sprintf("kalypso_gitops_commit %s: %s.", state.ID.ValueString(), d.Refusal))
 		return nil
 	}
-	diags.AddWarning("The resource moves: files are deleted at the old location", fmt.Sprintf("kalypso_gitops_commit %s: %s. The apply writes the new location first, then removes the old one.", state.ID.ValueString(), d.Warning))
+	how := "The apply writes the new location first, then removes the old one."
+	if sameBranch {
+		how = "The apply writes both in one commit."
+	}
+	diags.AddWarning("The resource moves: files are deleted at the old location", fmt.Sprintf("kalypso_gitops_commit %s: %s. %s", state.ID.ValueString(), d.Warning, how))
 	return &movePlan{old: old, retain: retain, key: func(rel string) string { return delivery.OldKey(from, sameBranch, sameRepo, rel) }}
 }
 
-// removeOld removes the old location of a move after the new one was written, only while it holds the
-// tree the plan listed.
+// removeOld removes the old location of a move on another branch or repository after the new one was
+// written, only while it holds the tree the plan listed.
 func (r *GitopsCommitResource) removeOld(ctx context.Context, priorState tfsdk.State, planned tfsdk.Plan, rec *delivery.MoveRecord, diags *diag.Diagnostics) {
 	var prior, m gitopsCommitModel
 	if diags.Append(priorState.Get(ctx, &prior)...); diags.HasError() {
@@ -91,5 +95,21 @@ func (r *GitopsCommitResource) removeOld(ctx context.Context, priorState tfsdk.S
 		diags.AddError("The old location of the moved resource was not emptied", fmt.Sprintf(
 			"kalypso_gitops_commit %s: the new location %s is written, but removing the files at the old location failed: %s. "+
 				"Terraform no longer tracks the old location: remove its files by hand, or move the resource back and forth again.", prior.ID.ValueString(), m.ID.ValueString(), err))
+	}
+}
+
+// keepRepositorySpelling plans the state's repository_url when the configuration names the same
+// repository in another spelling (gitrepo.RepositoryKey, after git_url_rewrites): no change, so the plan
+// is empty and the state keeps the spelling it was applied with. Terraform accepts a configured
+// attribute planned as its prior value (the rule that semantic equality relies on). A custom type's
+// semantic equality would not do: the framework checks it only after Create, Update and Read, never at
+// plan, and an attribute plan modifier cannot reach the provider configuration's rewrites.
+func (r *GitopsCommitResource) keepRepositorySpelling(state, plan *gitopsCommitModel) {
+	if !gitopsKnown(state.RepositoryURL) || !gitopsKnown(plan.RepositoryURL) || state.RepositoryURL.Equal(plan.RepositoryURL) {
+		return
+	}
+	c := r.client(plan)
+	if c.RepositoryKey(state.RepositoryURL.ValueString()) == c.RepositoryKey(plan.RepositoryURL.ValueString()) {
+		plan.RepositoryURL = state.RepositoryURL
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -84,8 +85,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"repository_url": schema.StringAttribute{
 				MarkdownDescription: "Repository URL: `file://`, a local path, `https://`, `ssh://` or scp-style `git@host:org/repo.git`. " +
 					"`git_url_rewrites` apply. Credentials in the URL are rejected. Another spelling of the same repository (`file://` or a plain path, " +
-					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`) is an in-place update of " +
-					"`repository_url` and `id` that writes nothing; another repository is a move (see `path`).",
+					"a trailing `/` or `.git` on a remote URL, the host's case, a default port, scp-style or `ssh://`, also once `git_url_rewrites` apply) " +
+					"is no change: the plan is empty and the state keeps the spelling it was applied with. Another repository is a move (see `path`).",
 				Required: true,
 			},
 			"branch": schema.StringAttribute{
@@ -102,8 +103,9 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Directory of the repository this resource owns. Defaults to `.` (the root). A change of `path`, `branch` or " +
 					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
-					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). The apply " +
-					"writes the new location first, then removes the old one in a second commit. `deletion_protection` (as applied) and " +
+					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). On one branch " +
+					"of one repository the apply writes both sides in one commit; otherwise it writes the new location first, then removes the old one " +
+					"in a second commit. `deletion_protection` (as applied) and " +
 					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
@@ -319,6 +321,7 @@ const (
 )
 
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer phaseLog(ctx, "plan modified", time.Now(), nil)
 	if req.Plan.Raw.IsNull() {
 		r.planDestroy(ctx, req.State, "destroying the resource", &resp.Diagnostics)
 		return
@@ -349,6 +352,9 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 				return
 			}
 		}
+	}
+	if state != nil {
+		r.keepRepositorySpelling(state, &plan)
 	}
 	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
 		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
@@ -468,7 +474,9 @@ func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *git
 	}
 	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
 	want.Built = d.stored
+	start := time.Now()
 	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
+	phaseLog(ctx, "changes planned against the branch", start, err)
 	if errors.Is(err, delivery.ErrFilesNeeded) {
 		return nil, true
 	}
@@ -520,18 +528,19 @@ func (r *GitopsCommitResource) checkStamp(ctx context.Context, prior, m *gitopsC
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics)
+	b, _ := req.Private.GetKey(ctx, moveKey)
+	rec := delivery.ParseMoveRecord(b)
+	vacated := r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics, rec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	b, _ := req.Private.GetKey(ctx, moveKey)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, nil)...)
-	if rec := delivery.ParseMoveRecord(b); rec != nil {
-		// The new location is written: now the old one, as the plan listed it.
+	if rec != nil && !vacated {
+		// The new location is written, on another branch: now the old one, as the plan listed it.
 		r.removeOld(ctx, req.State, req.Plan, rec, &resp.Diagnostics)
 	}
 }
@@ -552,7 +561,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
+	start := time.Now()
 	ins, err := delivery.Refresh(ctx, r.client(&state), r.data.GitHubClient, req2)
+	phaseLog(ctx, "branch refreshed", start, err)
 	if err != nil {
 		resp.Diagnostics.Append(deliveryDiag(state.ID.ValueString(), err))
 		return
@@ -691,8 +702,11 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 }
 
 // apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
-// records the render in private state.
-func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+// records the render in private state. move is the old side of a planned move (nil for none): when it is on
+// the same branch, the same commit empties it, and vacated is true.
+func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics,
+	move *delivery.MoveRecord) (vacated bool) {
+	defer phaseLog(ctx, "applied", time.Now(), nil)
 	var m gitopsCommitModel
 	var prior *gitopsCommitModel
 	var priorPromoted *string
@@ -703,17 +717,17 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		priorPromoted = prior.PromotedCommitID.ValueStringPointer()
 	}
 	if diags.HasError() {
-		return
+		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
 	d := r.desiredFiles(ctx, &m, diags, nil)
 	if diags.HasError() {
-		return
+		return false
 	}
 	if !d.known {
 		diags.AddError("Cannot deliver an unknown file set",
 			fmt.Sprintf("kalypso_gitops_commit %s: an input of files or render is still unknown at apply time. This is a bug in the provider; please report it.", m.ID.ValueString()))
-		return
+		return false
 	}
 	s := r.settings(ctx, &m, diags)
 	want := s.Desired(d.files, "", priorPromoted != nil)
@@ -724,11 +738,17 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
-		return
+		return false
 	}
-	pushed, _ := r.push(ctx, &m, prior, s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false))
+	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
+	if move != nil && prior != nil {
+		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
+			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
+		}
+	}
+	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
-		return
+		return vacated
 	}
 	contentHash, baseTree := plan.Applied(tree)
 	m.ContentHash = types.StringValue(contentHash)
@@ -746,13 +766,16 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(out.Set(ctx, &m)...)
+	return vacated
 }
 
 // push performs req (direct or PR mode) and fills commit_sha and the pull-request attributes of m. The
 // Git error is returned for the caller to classify.
 func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitModel, req delivery.DeliverRequest) (diag.Diagnostics, error) {
 	m.ID = types.StringValue(delivery.ID(req.Apply.RepoURL, req.Apply.Path, req.Apply.Branch))
+	start := time.Now()
 	res, err := delivery.Deliver(ctx, r.client(m), r.data.GitHubClient, req)
+	phaseLog(ctx, "delivered", start, err)
 	if res.Git.CommitSHA != "" {
 		m.CommitSHA = types.StringValue(res.Git.CommitSHA)
 	}

@@ -9,6 +9,7 @@
 //	go run ./tools/fleetgen -size 10k -out /tmp/fleet-10k
 //	go run ./tools/fleetgen -size 10k -format tfvars -out /tmp/fleet-10k
 //	go run ./tools/fleetgen -size quarter-5.7k -out /tmp/fleet-q -one-more-policy /tmp/one-more.yaml
+//	go run ./tools/fleetgen -size costlier-86k -out /tmp/fleet-c -one-more-policy /tmp/p.yaml -one-more-cluster-type /tmp/ct.yaml
 package main
 
 import (
@@ -44,6 +45,7 @@ func run(args []string, stdout io.Writer) error {
 	breadth := flags.Float64("breadth", 0, "override the preset's selector breadth, in (0, 1]")
 	oneMore := flags.String("one-more-policy", "", "also write, to this file, a SchedulingPolicy that adds exactly one assignment (the delivery benchmarks' model change)")
 	addOneMore := flags.Bool("add-one-more-policy", false, "add that policy to the fleet itself (YAML and tfvars)")
+	oneMoreCT := flags.String("one-more-cluster-type", "", "also write, to this file, a ClusterType that copies an existing one's labels (with -one-more-policy: issue 22's change, one cluster type and one policy)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -101,6 +103,17 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	added := 0
+	if *oneMoreCT != "" {
+		doc, n, err := f.OneMoreClusterType()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*oneMoreCT, []byte(doc.YAML), 0o644); err != nil {
+			return err
+		}
+		added = n
+	}
 	fmt.Fprintf(stdout, "fleet %s (seed %d, environment %s, breadth %g) written to %s\n", *size, spec.Seed, spec.Environment, spec.Breadth, *out)
 	fmt.Fprintf(stdout, "  cluster types:                  %d\n", len(f.ClusterTypes))
 	fmt.Fprintf(stdout, "  workloads:                      %d\n", len(f.Workloads))
@@ -110,5 +123,8 @@ func run(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  documents:                      %d\n", len(f.Documents))
 	fmt.Fprintf(stdout, "  expected assignments:           %d\n", f.Expected.Assignments)
 	fmt.Fprintf(stdout, "  unscheduled deployment targets: %d\n", f.Expected.UnscheduledDeploymentTargets)
+	if *oneMoreCT != "" {
+		fmt.Fprintf(stdout, "  one more cluster type adds:     %d\n", added)
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -83,6 +84,17 @@ func TestRunWritesOneMorePolicyAndShapes(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "expected assignments:           5676\n") || !strings.Contains(out.String(), "scheduling policies:            41\n") {
 		t.Errorf("with the policy added, output does not report 41 policies and 5676 assignments:\n%s", out.String())
+	}
+	ct := filepath.Join(t.TempDir(), "one-more-cluster-type.yaml")
+	out.Reset()
+	if err := run([]string{"-size", "quarter-5.7k", "-out", t.TempDir(), "-one-more-policy", policy, "-one-more-cluster-type", ct}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := os.ReadFile(ct); err != nil || !strings.Contains(string(text), "kind: ClusterType") || !strings.Contains(string(text), "name: zz-one-more-cluster-type") {
+		t.Errorf("one-more cluster type %q, %v", text, err)
+	}
+	if !regexp.MustCompile(`one more cluster type adds: +[1-9][0-9]*\n`).MatchString(out.String()) {
+		t.Errorf("output does not report what the cluster type adds:\n%s", out.String())
 	}
 	if err := run([]string{"-size", "tutorial-5.9k", "-format", "tfvars", "-out", t.TempDir()}, &bytes.Buffer{}); err == nil {
 		t.Error("tfvars of the tutorial shape: want an error, the HCL baseline cannot render it")

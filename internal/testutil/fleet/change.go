@@ -92,3 +92,28 @@ func (f Fleet) WithOneMoreAssignment() (Fleet, error) {
 	f.Expected = Expect(f.Spec.Environment, f.ClusterTypes, f.Workloads, f.Policies)
 	return f, nil
 }
+
+// OneMoreClusterType returns a ClusterType document that copies the labels and reconciler of an
+// existing cluster type under a new name, and the number of assignments it adds: the "one cluster
+// type added" half of issue 22's delivery change (one cluster type and one policy). The copied
+// cluster type is not the one OneMoreAssignment's policy selects, so the two changes add up: the new
+// cluster type receives what its twin receives, and the policy adds exactly one more.
+func (f Fleet) OneMoreClusterType() (Document, int, error) {
+	policy, err := f.oneMorePolicy()
+	if err != nil {
+		return Document{}, 0, err
+	}
+	before := Expect(f.Spec.Environment, f.ClusterTypes, f.Workloads, f.Policies).Assignments
+	for _, ct := range f.ClusterTypes {
+		if policy.ClusterTypeSelector.Matches(ct.Labels) {
+			continue
+		}
+		twin := ClusterType{Name: "zz-one-more-cluster-type", Labels: ct.Labels, Reconciler: ct.Reconciler}
+		after := Expect(f.Spec.Environment, append(slices.Clip(f.ClusterTypes), twin), f.Workloads, f.Policies).Assignments
+		if after == before {
+			continue // a twin of a cluster type that nothing lands on changes no file
+		}
+		return Document{Kind: "ClusterType", Name: twin.Name, Path: "cluster-types/" + twin.Name + ".yaml", YAML: clusterTypeYAML(twin)}, after - before, nil
+	}
+	return Document{}, 0, fmt.Errorf("no cluster type with assignments to copy in this fleet")
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -642,5 +643,52 @@ func TestOneMoreAssignmentOnTheBenchmarkFleets(t *testing.T) {
 	// The tutorial's cluster types share label sets, so no policy can select exactly one of them.
 	if _, err := mustPreset(t, "tutorial-5.9k").OneMoreAssignment(); err == nil {
 		t.Error("tutorial-5.9k: want an error")
+	}
+}
+
+// Issue 22's delivery change adds one cluster type and one policy; their assignments must add up, so
+// that the benchmark can check the count after the change.
+func TestOneMoreClusterTypeAndPolicyOnTheBenchmarkFleets(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"quarter-5.7k", "costlier-86k", "86k"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if testing.Short() && name != "quarter-5.7k" {
+				t.Skip("large preset")
+			}
+			f := mustPreset(t, name)
+			doc, added, err := f.OneMoreClusterType()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj decoded
+			if err := yaml.UnmarshalStrict([]byte(doc.YAML), &obj); err != nil || obj.Kind != "ClusterType" || obj.Metadata.Name != doc.Name {
+				t.Fatalf("%v: %+v\n%s", err, obj, doc.YAML)
+			}
+			if added <= 0 {
+				t.Fatalf("the new cluster type adds %d assignments", added)
+			}
+			policy, err := f.oneMorePolicy()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var twin ClusterType
+			for _, ct := range f.ClusterTypes {
+				if ct.Name == doc.Name {
+					t.Fatalf("the fleet already has a cluster type named %s", doc.Name)
+				}
+				if clusterTypeYAML(ClusterType{Name: doc.Name, Labels: ct.Labels, Reconciler: ct.Reconciler}) == doc.YAML {
+					twin = ClusterType{Name: doc.Name, Labels: ct.Labels, Reconciler: ct.Reconciler}
+				}
+			}
+			if twin.Name == "" {
+				t.Fatal("the new cluster type copies no cluster type of the fleet")
+			}
+			before := Expect(f.Spec.Environment, f.ClusterTypes, f.Workloads, f.Policies).Assignments
+			after := Expect(f.Spec.Environment, append(slices.Clip(f.ClusterTypes), twin), f.Workloads, append(slices.Clip(f.Policies), policy)).Assignments
+			if after != before+added+1 {
+				t.Fatalf("both changes: %d assignments, want %d + %d + 1", after, before, added)
+			}
+		})
 	}
 }
