@@ -75,6 +75,8 @@ resource "kalypso_gitops_commit" "dev" {
     environment = "dev"
     manifests   = local.dev_manifests
   }
+  # Stage 6: the main commit Dev renders, for the promotion gate (null before).
+  promoted_commit_id = local.dev_promoted_commit
   # A message per tree: it changes exactly when the tree does, so a no-op plan stays a no-op.
   commit_message = "Kalypso: schedule dev, ${length(local.dev.assignments)} assignment(s), tree ${substr(local.dev.content_hash, 0, 12)}"
 }

@@ -1,13 +1,14 @@
 # The public Kalypso tutorial (https://github.com/microsoft/kalypso/tree/main/docs/tutorial), as
-# Terraform resources, in five stages. Apply them in order against the same state:
+# Terraform resources, in five stages, and a sixth for promotion. Apply them in order against the same state:
 #
 #   terraform apply -var stage=1   # onboard an application
 #   terraform apply -var stage=2   # Dev scheduling policies
 #   terraform apply -var stage=3   # promote to Stage with promoted_commit_id
 #   terraform apply -var stage=4   # a platform config change: DATABASE_URL for west-us on Stage
 #   terraform apply -var stage=5   # add a cluster type to Stage
+#   terraform apply -var stage=6   # promotion: main's registrations reach Stage once Dev's clusters report them applied
 #
-# `make demo` runs all five offline against local bare repositories.
+# `make demo` runs all six offline against local bare repositories and a mock of GitHub's REST API.
 terraform {
   required_providers {
     kalypso = {
@@ -17,12 +18,12 @@ terraform {
 }
 
 variable "stage" {
-  description = "Tutorial stage to apply, 1 to 5."
+  description = "Tutorial stage to apply, 1 to 6."
   type        = number
   default     = 5
   validation {
-    condition     = var.stage >= 1 && var.stage <= 5
-    error_message = "The tutorial has stages 1 to 5."
+    condition     = var.stage >= 1 && var.stage <= 6
+    error_message = "The tutorial has stages 1 to 6."
   }
 }
 
@@ -51,7 +52,7 @@ variable "git_url_rewrites" {
 }
 
 variable "control_plane_commit" {
-  description = "Commit of the control plane being promoted to Stage; it lands in .github/tracking/Promoted_Commit_Id."
+  description = "Commit of the control plane promoted to Stage at stages 3 to 5; it lands in .github/tracking/Promoted_Commit_Id. From stage 6 on, the promotion gate decides it, starting from this one."
   type        = string
   default     = "42f2c201b96055faead8da72a126ec3e8fe30296"
 }
@@ -62,6 +63,7 @@ provider "kalypso" {
     email = "kalypso-tutorial@example.com"
   }
   git_url_rewrites = var.git_url_rewrites
+  github_base_url  = var.github_base_url
 }
 
 locals {
@@ -72,14 +74,17 @@ locals {
   )
 
   # Each environment's model: what kalypso_gitops_commit renders (render mode) and the outputs summarise.
+  # From stage 6 on, each also renders the control plane's main at its own commit (promotion.tf).
   dev_manifests = concat(
     local.shared_manifests,
+    local.dev_main_manifests,
     [for c in kalypso_cluster_type.dev : c.manifest],
     [for c in kalypso_platform_config.dev : c.manifest],
     [for p in kalypso_scheduling_policy.dev : p.manifest],
   )
   stage_manifests = concat(
     local.shared_manifests,
+    local.stage_main_manifests,
     [for c in kalypso_cluster_type.stage : c.manifest],
     [for c in kalypso_platform_config.stage : c.manifest],
     [for p in kalypso_scheduling_policy.stage : p.manifest],

@@ -66,7 +66,8 @@ resource "kalypso_scheduling_policy" "stage" {
   cluster_type_selector = {}
 }
 
-# Promotion: the Stage tree records which control-plane commit it was rendered from.
+# Promotion: the Stage tree records which control-plane commit it was rendered from (from stage 6 on, the
+# one the promotion gate in promotion.tf chose).
 resource "kalypso_gitops_commit" "stage" {
   count          = local.stage_enabled ? 1 : 0
   repository_url = var.gitops_repo
@@ -76,6 +77,6 @@ resource "kalypso_gitops_commit" "stage" {
     environment = "stage"
     manifests   = local.stage_manifests
   }
-  promoted_commit_id = var.control_plane_commit
-  commit_message     = "Kalypso: promote ${substr(var.control_plane_commit, 0, 12)} to stage, ${length(local.stage.assignments)} assignment(s), tree ${substr(local.stage.content_hash, 0, 12)}"
+  promoted_commit_id = local.stage_promoted_commit
+  commit_message     = "Kalypso: promote ${substr(local.stage_promoted_commit, 0, 12)} to stage, ${length(local.stage.assignments)} assignment(s), tree ${substr(local.stage.content_hash, 0, 12)}"
 }

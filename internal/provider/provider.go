@@ -37,6 +37,9 @@ type KalypsoProvider struct {
 
 	mu   sync.Mutex
 	data *ProviderData // the last configuration, whose Git client a new one replaces
+
+	// azure is nil except in tests (azureOverride).
+	azure *azureOverride
 }
 
 // setData records the provider's new configuration and evicts the Git client of the one it replaces.
@@ -100,6 +103,9 @@ type ProviderData struct {
 	// Locations are where the kalypso_gitops_commit resources of this plan deliver: two that overlap are
 	// refused at plan, even when both are new. Each Configure (each Terraform walk) starts afresh.
 	Locations *delivery.Locations
+
+	// azure is nil except in tests (azureOverride).
+	azure *azureOverride
 }
 
 // configuredProviderData is the body of every Configure: it returns the provider's data, or nil when
@@ -214,6 +220,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
 		Locations:      &delivery.Locations{},
+		azure:          p.azure,
 	}
 	data.GitTimeout = DefaultGitTimeout
 	if v := firstNonEmpty(cfg.GitTimeout.ValueString(), os.Getenv("KALYPSO_GIT_TIMEOUT")); v != "" {

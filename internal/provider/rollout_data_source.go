@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -320,9 +322,14 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddAttributeError(path.Root("fail_on_failure"), "Rollout failed", fmt.Sprintf("%s: %s. Fix the failing clusters (or unset fail_on_failure).", env, res.Summary()))
 		return
 	case res.State == rollout.Unknown:
+		// What to check depends on where the reports come from.
+		hint := "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
+		if !data.AzureGraph.IsNull() {
+			hint = "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
+				"and that the identity has Reader on their subscriptions."
+		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("expected"), "No cluster reported",
-			fmt.Sprintf("%s: no expected cluster reported about the last %d commits of %q: %s. Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them.",
-				env, rreq.History, rreq.Branch, res.Summary()))
+			fmt.Sprintf("%s: no expected cluster reported about the last %d commits of %q: %s. %s", env, rreq.History, rreq.Branch, res.Summary(), hint))
 	}
 	if !data.Promotion.IsNull() {
 		resp.Diagnostics.Append(d.promote(ctx, git, &data, env, res)...)
@@ -416,12 +423,16 @@ func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel,
 		return nil, diags
 	}
 	at := path.Root("azure_resource_graph")
-	cred, err := rollout.AzureCredential(az.Credential.ValueString(), nil)
-	if err != nil {
+	var cred azcore.TokenCredential
+	var opts *arm.ClientOptions
+	var err error
+	if o := d.provider.azure; o != nil {
+		cred, opts = o.credential, o.clientOptions
+	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil); err != nil {
 		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
 		return nil, diags
 	}
-	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), nil)
+	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), opts)
 	if err != nil {
 		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
 		return nil, diags
@@ -434,6 +445,15 @@ func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel,
 		src.Subscriptions = append(src.Subscriptions, s.ValueString())
 	}
 	return src, diags
+}
+
+// azureOverride replaces, in tests only, the two things kalypso_rollout's azure_resource_graph cannot
+// reach from a test machine: Entra ID (the credential that gets the token) and the trust of a local
+// Resource Graph server's certificate (the client's transport). The provider test's factories set it
+// on KalypsoProvider; configuration cannot, so production always authenticates as configured.
+type azureOverride struct {
+	credential    azcore.TokenCredential
+	clientOptions *arm.ClientOptions
 }
 
 // rolloutError words an error of the read at the attribute to fix.

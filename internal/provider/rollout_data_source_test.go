@@ -15,6 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -26,6 +31,7 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockresourcegraph"
 )
 
 const rolloutToken = "ghp_ROLLOUTsecret0123456789abcdef"
@@ -63,8 +69,14 @@ func newPromotionRepos(t *testing.T) promotionRepos {
 // (formatNameAndDescription), e.g. "reconciliation succeeded" or "health check failed".
 func postFluxStatus(t *testing.T, gh *mockgithub.Server, sha, cluster, state, description string) {
 	t.Helper()
+	postFluxStatusTo(t, gh, "org/gitops", sha, cluster, state, description)
+}
+
+// postFluxStatusTo is postFluxStatus on the GitOps repository owner/name.
+func postFluxStatusTo(t *testing.T, gh *mockgithub.Server, repo, sha, cluster, state, description string) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]string{"state": state, "context": "kustomization/dev/" + cluster, "description": description})
-	req, _ := http.NewRequest(http.MethodPost, gh.BaseURL()+"repos/org/gitops/statuses/"+sha, bytes.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, gh.BaseURL()+"repos/"+repo+"/statuses/"+sha, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+rolloutToken)
 	req.Header.Set("Accept", "application/vnd.github+json")
 	resp, err := http.DefaultClient.Do(req)
@@ -433,4 +445,230 @@ data "kalypso_rollout" "dev" {
 				ExpectError: regexp.MustCompile(`(?s)credential.*value must be one of`)},
 		},
 	})
+}
+
+// rolloutAzureFactories is the provider reading Azure Resource Graph from s: Entra ID cannot be reached
+// from a test, so the credential is the mock's and the transport trusts its certificate; everything
+// else (the query, paging, the answer's decoding, the gate) is the product's.
+func rolloutAzureFactories(s *mockresourcegraph.Server) map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){"kalypso": providerserver.NewProtocol6WithError(rolloutAzureProvider(s)())}
+}
+
+func rolloutAzureProvider(s *mockresourcegraph.Server) func() provider.Provider {
+	return func() provider.Provider {
+		return &KalypsoProvider{version: "test", azure: &azureOverride{
+			credential: mockresourcegraph.Credential{},
+			clientOptions: &arm.ClientOptions{ClientOptions: policy.ClientOptions{
+				Transport: s.Client(),
+				Retry:     policy.RetryOptions{MaxRetries: 2, RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond},
+			}},
+		}}
+	}
+}
+
+// rolloutAzureConfig reads dev's rollout from s (three expected clusters), promotes stage with it, reads
+// main at the promoted commit and renders stage's GitOps commit from it.
+func rolloutAzureConfig(r promotionRepos, s *mockresourcegraph.Server) string {
+	return fmt.Sprintf(`
+data "kalypso_rollout" "dev" {
+  environment    = "dev"
+  repository_url = %[1]q
+  branch         = "dev"
+  expected       = { clusters = ["drone-1", "drone-2", "drone-3"] }
+  azure_resource_graph = {
+    endpoint       = %[3]q
+    subscriptions  = ["0000"]
+    repository_url = "https://github.com/org/gitops"
+  }
+  promotion = {
+    to            = "stage"
+    control_plane = { repo = %[2]q }
+  }
+}
+
+data "kalypso_control_plane" "main" {
+  git = {
+    repo   = %[2]q
+    branch = "main"
+    commit = data.kalypso_rollout.dev.promotion_commit
+  }
+}
+
+resource "kalypso_gitops_commit" "stage" {
+  repository_url      = %[1]q
+  deletion_protection = false # the test framework destroys what the test created
+  branch              = "stage"
+  path                = "clusters"
+  files               = { for ct in data.kalypso_control_plane.main.cluster_types : "${ct}/README.md" => ct }
+  promoted_commit_id  = data.kalypso_rollout.dev.promotion_commit
+}
+`, "file://"+filepath.ToSlash(r.gitops), "file://"+filepath.ToSlash(r.cp), s.URL)
+}
+
+// The gate with upstream's own check through the terraform CLI: Flux configurations read from a local
+// HTTPS server implementing Resource Graph's POST /providers/Microsoft.ResourceGraph/resources, two rows
+// per page ($skipToken). No cluster reports: stays, state unknown. One Non-Compliant: stays, naming it.
+// All Compliant with dev's head: stage moves m1 → m2.
+func TestAccRollout_azureResourceGraph_MockResourceGraphAPI(t *testing.T) {
+	t.Parallel()
+	r := newPromotionRepos(t)
+	s := mockresourcegraph.Start(t, nil)
+	short := func(sha string) string { return sha[:7] }
+	at := time.Now().Add(-time.Hour)
+	config := func(cluster, state string) map[string]any {
+		return mockresourcegraph.FluxConfiguration(cluster, "dev", state, "dev@sha1:"+r.g2, at)
+	}
+	cfg := rolloutAzureConfig(r, s)
+	stays := "; stage stays at main@" + short(r.m1) + "$"
+	noop := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionNoop)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rolloutAzureFactories(s),
+		Steps: []resource.TestStep{
+			{
+				// No Flux configuration reconciles dev: never a success (upstream's script passes here).
+				Config: cfg,
+				ConfigStateChecks: append(rolloutState("unknown", false, r.m1,
+					`^dev is at main@`+short(r.m2)+`: 0/3 clusters succeeded, 3 not reporting \(no report from drone-1, drone-2, drone-3\)`+stays),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("clusters"), knownvalue.ListSizeExact(3)),
+					statecheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("files"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"small/README.md": knownvalue.StringExact("small")})),
+				),
+				Check: func(*terraform.State) error {
+					reqs := s.Requests()
+					if len(reqs) == 0 {
+						return fmt.Errorf("the provider sent no query to the Resource Graph server")
+					}
+					q, _ := reqs[0]["query"].(string)
+					if !strings.Contains(q, "fluxconfigurations") || !strings.Contains(q, "=~ 'https://github.com/org/gitops'") || !strings.Contains(q, "== 'dev'") {
+						return fmt.Errorf("the query does not select dev's Flux configurations of org/gitops:\n%s", q)
+					}
+					if subs, _ := reqs[0]["subscriptions"].([]any); len(subs) != 1 || subs[0] != "0000" {
+						return fmt.Errorf("subscriptions = %v", reqs[0]["subscriptions"])
+					}
+					return nil
+				},
+			},
+			{
+				// drone-2 is Non-Compliant with dev's head: failed, named, and stage stays.
+				PreConfig: func() {
+					failed := config("drone-2", "Non-Compliant")
+					failed["errorMessage"] = "health check failed"
+					s.SetRows([]map[string]any{config("drone-1", "Compliant"), failed, config("drone-3", "Compliant")})
+				},
+				Config: cfg,
+				ConfigStateChecks: append(rolloutState("failed", false, r.m1, `: 2/3 clusters succeeded, 1 failed \(drone-2: dev: [^)]*health check failed\)`+stays),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("clusters").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"name": knownvalue.StringExact("drone-2"), "state": knownvalue.StringExact("failed"), "commit": knownvalue.StringExact(r.g2), "expected": knownvalue.Bool(true)})),
+				),
+				ConfigPlanChecks: noop,
+			},
+			{
+				// Every expected cluster Compliant with dev's head, over two pages: stage moves m1 → m2.
+				PreConfig: func() {
+					s.SetRows([]map[string]any{config("drone-1", "Compliant"), config("drone-2", "Compliant"), config("drone-3", "Compliant")})
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact(r.m2)),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("files"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"small/README.md": knownvalue.StringExact("small"), "large/README.md": knownvalue.StringExact("large")})),
+				}},
+				ConfigStateChecks: rolloutState("succeeded", true, r.m2, `^dev is at main@`+short(r.m2)+`: 3/3 clusters succeeded; stage moves main@`+short(r.m1)+` → main@`+short(r.m2)+`$`),
+				Check: func(*terraform.State) error {
+					for _, req := range s.Requests() {
+						if opts, _ := req["options"].(map[string]any); opts["$skipToken"] == "row-2" {
+							return nil
+						}
+					}
+					return fmt.Errorf("no request asked for the second page ($skipToken row-2)")
+				},
+			},
+		},
+	})
+}
+
+// planWarnings runs `terraform plan -json` and returns each warning's detail by its summary, as the
+// terraform binary reports them (a diagnostic line of the machine-readable UI).
+func planWarnings(t *testing.T, tf *terraformCLI) map[string]string {
+	t.Helper()
+	out := tf.mustRun("plan", "-input=false", "-no-color", "-json")
+	warnings := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		var msg struct {
+			Type       string `json:"type"`
+			Diagnostic struct {
+				Severity, Summary, Detail string
+			} `json:"diagnostic"`
+		}
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.Type == "diagnostic" && msg.Diagnostic.Severity == "warning" {
+			if prev, ok := warnings[msg.Diagnostic.Summary]; ok && prev != msg.Diagnostic.Detail {
+				t.Fatalf("two %q warnings:\n%s\n%s", msg.Diagnostic.Summary, prev, msg.Diagnostic.Detail)
+			}
+			warnings[msg.Diagnostic.Summary] = msg.Diagnostic.Detail
+		}
+	}
+	return warnings
+}
+
+// The warnings themselves, as the terraform binary prints them in a plan (`terraform plan -json`), with
+// the Resource Graph source read from a local server: no report says so and how to fix it, and the
+// held promotion says where dev is, which cluster failed with what, and where stage stays; once every
+// cluster succeeded, nothing is held.
+func TestAccRollout_promotionWarnings_MockResourceGraphAPI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	r := newPromotionRepos(t)
+	s := mockresourcegraph.Start(t, nil)
+	dir := t.TempDir()
+	main := `terraform {
+  required_providers {
+    kalypso = { source = "kalypso/kalypso" }
+  }
+}
+` + rolloutAzureConfig(r, s)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf := newTerraformCLIWith(t, dir, rolloutAzureProvider(s))
+	tf.mustRun("init", "-input=false", "-no-color")
+	m1, m2 := r.m1[:7], r.m2[:7]
+
+	w := planWarnings(t, tf)
+	want := map[string]string{
+		"No cluster reported": `dev: no expected cluster reported about the last 20 commits of "dev": 0/3 clusters succeeded, 3 not reporting (no report from drone-1, drone-2, drone-3). ` +
+			"Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
+			"and that the identity has Reader on their subscriptions.",
+		"Promotion to stage held": "dev is at main@" + m2 + ": 0/3 clusters succeeded, 3 not reporting (no report from drone-1, drone-2, drone-3); stage stays at main@" + m1,
+	}
+	for summary, detail := range want {
+		if w[summary] != detail {
+			t.Errorf("no report: warning %q = %q\nwant %q", summary, w[summary], detail)
+		}
+	}
+
+	at := time.Now().Add(-time.Hour)
+	config := func(cluster, state string) map[string]any {
+		return mockresourcegraph.FluxConfiguration(cluster, "dev", state, "dev@sha1:"+r.g2, at)
+	}
+	failed := config("drone-2", "Non-Compliant")
+	failed["errorMessage"] = "health check failed"
+	s.SetRows([]map[string]any{config("drone-1", "Compliant"), failed, config("drone-3", "Compliant")})
+	w = planWarnings(t, tf)
+	if _, ok := w["No cluster reported"]; ok {
+		t.Errorf("one failure: the plan still warns that no cluster reported")
+	}
+	if got, want := w["Promotion to stage held"], "dev is at main@"+m2+": 2/3 clusters succeeded, 1 failed (drone-2: dev: Non-Compliant: health check failed); stage stays at main@"+m1; got != want {
+		t.Errorf("one failure: warning %q\nwant %q", got, want)
+	}
+
+	s.SetRows([]map[string]any{config("drone-1", "Compliant"), config("drone-2", "Compliant"), config("drone-3", "Compliant")})
+	w = planWarnings(t, tf)
+	for _, summary := range []string{"No cluster reported", "Promotion to stage held"} {
+		if d, ok := w[summary]; ok {
+			t.Errorf("all succeeded: the plan warns %q: %s", summary, d)
+		}
+	}
 }

@@ -5,110 +5,26 @@ package rollout
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockresourcegraph"
 )
 
-// staticToken is a credential that always has the same token: the tests stand in for Entra ID, not for
-// Resource Graph.
-type staticToken string
-
-func (s staticToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
-	return azcore.AccessToken{Token: string(s), ExpiresOn: time.Now().Add(time.Hour)}, nil
-}
-
-// resourceGraphServer implements the documented contract of POST
-// /providers/Microsoft.ResourceGraph/resources (api-version 2024-04-01): a JSON body with query,
-// subscriptions and options ($top, $skipToken, resultFormat); an answer with totalRecords, count,
-// resultTruncated, data (an object array) and $skipToken while rows remain. It pages pageSize rows at a
-// time, answers 429 with Retry-After to the first throttle requests, and serves rows.
-type resourceGraphServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	rows     []map[string]any
-	pageSize int
-	throttle int
-	requests []map[string]any
-	answer   func(w http.ResponseWriter) bool
-}
-
-func startResourceGraph(t *testing.T, rows []map[string]any) *resourceGraphServer {
-	s := &resourceGraphServer{rows: rows, pageSize: 2}
-	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *resourceGraphServer) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r.Method != http.MethodPost || r.URL.Path != "/providers/Microsoft.ResourceGraph/resources" || r.URL.Query().Get("api-version") == "" {
-		http.Error(w, `{"error":{"code":"NotFound","message":"no such operation"}}`, http.StatusNotFound)
-		return
-	}
-	if r.Header.Get("Authorization") != "Bearer graph-token" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"code":"AuthenticationFailed","message":"bad token"}}`))
-		return
-	}
-	var body map[string]any
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		http.Error(w, `{"error":{"code":"BadRequest"}}`, http.StatusBadRequest)
-		return
-	}
-	s.requests = append(s.requests, body)
-	if s.throttle > 0 {
-		s.throttle--
-		w.Header().Set("Retry-After", "0")
-		w.Header().Set("x-ms-user-quota-remaining", "0")
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"error":{"code":"RateLimiting","message":"Please provide below info when asking for support"}}`))
-		return
-	}
-	if s.answer != nil && s.answer(w) {
-		return
-	}
-	opts, _ := body["options"].(map[string]any)
-	from := 0
-	if tok, _ := opts["$skipToken"].(string); tok != "" {
-		_, _ = fmt.Sscanf(tok, "row-%d", &from)
-	}
-	to := min(from+s.pageSize, len(s.rows))
-	page := s.rows[from:to]
-	out := map[string]any{"totalRecords": len(s.rows), "count": len(page), "resultTruncated": "false", "data": page}
-	if to < len(s.rows) {
-		out["$skipToken"] = fmt.Sprintf("row-%d", to)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
-}
-
 func fluxConfig(cluster, state, synced string) map[string]any {
-	return map[string]any{
-		"id":              "/subscriptions/0000/resourceGroups/fleet/providers/Microsoft.Kubernetes/connectedClusters/" + cluster + "/providers/Microsoft.KubernetesConfiguration/fluxConfigurations/dev",
-		"name":            "dev",
-		"complianceState": state,
-		"commit":          synced,
-		"statusUpdatedAt": "2026-01-02T11:00:00.000000+00:00",
-		"errorMessage":    "",
-	}
+	return mockresourcegraph.FluxConfiguration(cluster, "dev", state, synced, time.Date(2026, 1, 2, 11, 0, 0, 0, time.UTC))
 }
 
-func graphSource(t *testing.T, s *resourceGraphServer, limit int) *AzureResourceGraph {
+func graphSource(t *testing.T, s *mockresourcegraph.Server, limit int) *AzureResourceGraph {
 	t.Helper()
-	client, err := NewResourceGraphClient(staticToken("graph-token"), s.URL, &arm.ClientOptions{ClientOptions: policy.ClientOptions{
+	client, err := NewResourceGraphClient(mockresourcegraph.Credential{}, s.URL, &arm.ClientOptions{ClientOptions: policy.ClientOptions{
 		Transport: s.Client(),
 		Retry:     policy.RetryOptions{MaxRetries: 2, RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond},
 	}})
@@ -123,29 +39,30 @@ func graphSource(t *testing.T, s *resourceGraphServer, limit int) *AzureResource
 func TestAzureResourceGraph_PagesThrottlingAndFluxConfigurations_MockResourceGraphAPI(t *testing.T) {
 	t.Parallel()
 	g1, g2 := strings.Repeat("a", 40), strings.Repeat("b", 40)
-	s := startResourceGraph(t, []map[string]any{
+	s := mockresourcegraph.Start(t, []map[string]any{
 		fluxConfig("drone-1", "Compliant", "dev/"+g2),
 		fluxConfig("drone-2", "Compliant", "dev@sha1:"+g2),
 		fluxConfig("drone-3", "Non-Compliant", "dev/"+g2),
 		fluxConfig("drone-4", "Pending", "dev/"+g1[:12]),
 		fluxConfig("drone-5", "Compliant", "dev/"+g1),
 	})
-	s.throttle = 1
+	s.Throttle = 1
 	reports, err := graphSource(t, s, 100).Reports(context.Background(), []string{g2, g1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.requests) != 4 {
-		t.Errorf("%d requests, want 4 (one throttled, then three pages)", len(s.requests))
+	requests := s.Requests()
+	if len(requests) != 4 {
+		t.Errorf("%d requests, want 4 (one throttled, then three pages)", len(requests))
 	}
-	q, _ := s.requests[0]["query"].(string)
+	q, _ := requests[0]["query"].(string)
 	if !strings.Contains(q, `== 'dev\'s'`) || !strings.Contains(q, "=~ 'https://github.com/org/gitops'") || !strings.Contains(q, "fluxconfigurations") {
 		t.Errorf("query does not quote the branch or name the repository:\n%s", q)
 	}
-	if subs, _ := s.requests[0]["subscriptions"].([]any); len(subs) != 1 || subs[0] != "0000" {
-		t.Errorf("subscriptions = %v", s.requests[0]["subscriptions"])
+	if subs, _ := requests[0]["subscriptions"].([]any); len(subs) != 1 || subs[0] != "0000" {
+		t.Errorf("subscriptions = %v", requests[0]["subscriptions"])
 	}
-	if tok := s.requests[2]["options"].(map[string]any)["$skipToken"]; tok != "row-2" {
+	if tok := requests[2]["options"].(map[string]any)["$skipToken"]; tok != "row-2" {
 		t.Errorf("second page asked with $skipToken %v", tok)
 	}
 	got := map[string]string{}
@@ -192,9 +109,9 @@ func TestAzureResourceGraph_BadAnswers_MockResourceGraphAPI(t *testing.T) {
 			for i := range tc.rows {
 				rows = append(rows, fluxConfig(fmt.Sprintf("c%d", i), "Compliant", "dev/x"))
 			}
-			s := startResourceGraph(t, rows)
+			s := mockresourcegraph.Start(t, rows)
 			if tc.answer != "" {
-				s.answer = func(w http.ResponseWriter) bool {
+				s.Answer = func(w http.ResponseWriter) bool {
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(tc.code)
 					_, _ = w.Write([]byte(tc.answer))

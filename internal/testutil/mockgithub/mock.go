@@ -50,9 +50,17 @@ type Server struct {
 
 // Start starts the mock until the test ends.
 func Start(t testing.TB, token string) *Server {
-	s := &Server{Token: token, prs: map[string]map[int]*PR{}, next: 1, statuses: map[string][]*Status{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := New(token)
+	s.Start()
 	t.Cleanup(s.Close)
+	return s
+}
+
+// New is the mock, not started yet: a caller that must serve on a given address (tools/mockgithub, for
+// `make demo`) replaces Listener before calling Start.
+func New(token string) *Server {
+	s := &Server{Token: token, prs: map[string]map[int]*PR{}, next: 1, statuses: map[string][]*Status{}}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	return s
 }
 
