@@ -470,7 +470,10 @@ func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file
 		return
 	}
 	for i, m := range out {
-		err := s.job.yamlChecks.invalid(m, s.a.Namespace, s.t.Name, s.ct.Metadata.Name, s.t.Workload, s.job.environment)
+		// The names that vary between assignments. The environment is the same in every text of a render,
+		// and the namespace is environment-clusterType-target (Schedule), whose varying parts are masked
+		// here anyway: searching for either cost a pass over the text and masked nothing more.
+		err := s.job.yamlChecks.invalid(m, s.t.Name, s.ct.Metadata.Name, s.t.Workload)
 		if err == nil {
 			continue
 		}
