@@ -24,7 +24,7 @@ type renderedAssignment struct {
 	files      []renderedFile
 	diags      []assignmentDiag
 	yamlIssues []yamlIssue
-	docIssues  []yamlIssue
+	docIssues  []docIssue
 	skipped    bool
 }
 
