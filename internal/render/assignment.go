@@ -25,7 +25,7 @@ type renderedAssignment struct {
 	files      []renderedFile
 	diags      []assignmentDiag
 	yamlIssues []yamlIssue
-	docIssues  []yamlIssue
+	docIssues  []docIssue
 	skipped    bool
 }
 
@@ -65,6 +65,15 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 		templates[t.Metadata.Name] = t
 	}
 	sources := platformconfig.NewSources(set.ConfigMaps)
+	// Which sources a cluster type or a target satisfies on its own is worked out once for each, not per assignment.
+	ctSides := make(map[string]platformconfig.Side, len(set.ClusterTypes))
+	for _, ct := range set.ClusterTypes {
+		ctSides[ct.Metadata.Name] = sources.ClusterTypeSide(ct.Metadata.Name, ct.Metadata.Labels)
+	}
+	targetSides := make(map[string]platformconfig.Side, len(targets))
+	for _, t := range targets {
+		targetSides[t.Name] = sources.TargetSide(t.Name, t.Labels)
+	}
 	parent := opts.Context
 	if parent == nil {
 		parent = context.Background()
@@ -73,7 +82,7 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
+		templates: templates, sources: sources, ctSides: ctSides, targetSides: targetSides, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
 		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
 	}
 }
@@ -180,6 +189,8 @@ type assignmentJob struct {
 	targets      map[string]*DeploymentTarget
 	templates    map[string]*model.Template
 	sources      *platformconfig.Sources
+	ctSides      map[string]platformconfig.Side // by cluster type name
+	targetSides  map[string]platformconfig.Side // by deployment target name
 	opts         Options
 
 	parent, ctx context.Context
@@ -249,7 +260,7 @@ func (s *assignmentRender) fail(sev model.Severity, summary, field, detail strin
 func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
 	// Shared with every assignment that matches the same sources; templating copies it before a template can modify it.
-	config, key := s.job.sources.ComposeSharedKey(match)
+	config, key := s.job.sources.ComposeSharedKeySides(s.job.ctSides[s.ct.Metadata.Name], s.job.targetSides[s.t.Name], match)
 	s.configKey = key
 	if !s.validateConfig(match, config, key) {
 		return nil, false
@@ -533,7 +544,10 @@ func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file
 		return
 	}
 	for i, m := range out {
-		err := s.job.yamlChecks.invalid(m, s.a.Namespace, s.t.Name, s.ct.Metadata.Name, s.t.Workload, s.job.environment)
+		// The names that vary between assignments. The environment is the same in every text of a render,
+		// and the namespace is environment-clusterType-target (Schedule), whose varying parts are masked
+		// here anyway: searching for either cost a pass over the text and masked nothing more.
+		err := s.job.yamlChecks.invalid(m, s.t.Name, s.ct.Metadata.Name, s.t.Workload)
 		if err == nil {
 			continue
 		}
