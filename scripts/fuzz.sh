@@ -18,6 +18,7 @@ targets=(
   "./internal/platformconfig FuzzParseValueAndMerge"
   "./internal/templating FuzzTemplateExecute"
   "./internal/render FuzzRenderLayout"
+  "./internal/render FuzzYAMLMaskKeepsVerdict"
 )
 
 for entry in "${targets[@]}"; do

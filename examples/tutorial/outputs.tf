@@ -8,11 +8,6 @@ output "stage_assignments" {
   value       = { for a in local.stage.assignments : "${a.cluster_type}/${a.deployment_target}" => a.scheduling_policies }
 }
 
-output "dev_unscheduled" {
-  description = "Dev deployment targets that no policy places yet."
-  value       = local.dev.unscheduled_deployment_targets
-}
-
 output "dev_commit" {
   value = kalypso_gitops_commit.dev.commit_sha
 }

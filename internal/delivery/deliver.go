@@ -59,6 +59,7 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 		Base: req.Apply.Branch, Path: req.Apply.Path,
 		Added: res.Changes.Added, Modified: res.Changes.Modified, Removed: res.Changes.Removed,
 		PromotedCommitID: req.PromotedCommitID, PromotedChanged: req.PromotedChanged, Removal: req.Removal,
+		MovedFrom: req.Apply.Vacate, Vacated: res.Changes.Vacated,
 	})
 	if req.Title != "" && !req.Removal {
 		title = req.Title

@@ -213,6 +213,10 @@ type Summary struct {
 	PromotedChanged  bool
 	// Removal is true when the change removes a destroyed resource's files.
 	Removal bool
+	// MovedFrom is the old path of a move on Base that the same change empties, and Vacated the files it
+	// removes there (relative to MovedFrom).
+	MovedFrom string
+	Vacated   []string
 }
 
 // Describe returns a title and a Markdown body summarising the assignment
@@ -251,11 +255,17 @@ func Describe(s Summary) (title, body string) {
 		title = fmt.Sprintf("Kalypso: promote %s to %s", s.Base, s.PromotedCommitID)
 	}
 	var b strings.Builder
+	if s.MovedFrom != "" {
+		moved := n + len(s.Vacated)
+		title = fmt.Sprintf("Kalypso: move %s to %s on %s (%d file%s)", displayPath(s.MovedFrom), displayPath(s.Path), s.Base, moved, plural(moved))
+		fmt.Fprintf(&b, "The kalypso_gitops_commit moves from `%s` to `%s` on `%s`: merging this pull request writes the new path and removes "+
+			"%d file%s from the old one, and clusters prune what leaves their folders. The table counts the new path.\n\n", displayPath(s.MovedFrom), displayPath(s.Path), s.Base, len(s.Vacated), plural(len(s.Vacated)))
+	}
 	if s.Removal {
 		title = fmt.Sprintf("Kalypso: remove %s from %s (resource destroyed, %d file%s)", displayPath(s.Path), s.Base, n, plural(n))
 		fmt.Fprintf(&b, "Removal of the files under `%s` on `%s`: the kalypso_gitops_commit that wrote them was destroyed. "+
 			"Merging this pull request empties that path, and clusters prune what leaves their folders.\n\n", displayPath(s.Path), s.Base)
-	} else {
+	} else if s.MovedFrom == "" {
 		fmt.Fprintf(&b, "Assignment changes rendered by Terraform for `%s` on `%s`.\n\n", displayPath(s.Path), s.Base)
 	}
 	if len(names) > 0 {

@@ -120,3 +120,19 @@ func TestDescribe_CountsPerClusterType(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribe_MoveOnOneBranch(t *testing.T) {
+	t.Parallel()
+	title, body := githubpr.Describe(githubpr.Summary{
+		Base: "main", Path: "envs/dev", Added: []string{"drone/a.yaml", "large/b.yaml"},
+		MovedFrom: "clusters", Vacated: []string{"drone/a.yaml", "large/b.yaml"},
+	})
+	if title != "Kalypso: move clusters to envs/dev on main (4 files)" {
+		t.Errorf("title %q", title)
+	}
+	for _, want := range []string{"moves from `clusters` to `envs/dev` on `main`", "removes 2 files from the old one", "| drone | 1 | 0 | 0 |"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
+	}
+}

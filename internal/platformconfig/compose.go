@@ -81,6 +81,9 @@ func (t Target) matches(m matcher) bool {
 type Sources struct {
 	platform []platformMap
 	azure    []azureMap
+	// conds are the distinct label conditions of every source; a source's need is the set of them it
+	// requires, as a bitset over conds (see Side).
+	conds []labelCondition
 	// composed memoizes Compose by which sources matched: across a fleet, thousands of assignments
 	// match the same few source sets, and merging is most of the cost of composing.
 	composed sync.Map // match signature (string) → map[string]interface{}, never modified
@@ -89,6 +92,7 @@ type Sources struct {
 type platformMap struct {
 	name   string
 	match  matcher
+	need   Side
 	keys   []string
 	values []interface{}
 }
@@ -104,6 +108,7 @@ type azureKey struct {
 	raw   string
 	key   string
 	match matcher
+	need  Side
 	value interface{}
 }
 
@@ -144,7 +149,102 @@ func NewSources(configMaps []*model.ConfigMap) *Sources {
 		})
 		s.azure = append(s.azure, am)
 	}
+	s.indexConditions()
 	return s
+}
+
+// Side is the set of a Sources' label conditions that one side of an assignment, its cluster type or its
+// deployment target, satisfies on its own, as a bitset. A condition holds for an assignment exactly when
+// one of its two sides satisfies it (Target.holds is an "or" of the two), so a source matches when the
+// union of the two sides covers its need. A fleet has a few hundred cluster types and targets but up to
+// 100k assignments: matching each source's labels per assignment was most of composing.
+type Side []uint64
+
+// indexConditions numbers the distinct label conditions and records each source's need.
+func (s *Sources) indexConditions() {
+	index := map[labelCondition]int{}
+	number := func(m matcher) {
+		for _, c := range m {
+			if _, ok := index[c]; !ok {
+				index[c] = len(s.conds)
+				s.conds = append(s.conds, c)
+			}
+		}
+	}
+	for i := range s.platform {
+		number(s.platform[i].match)
+	}
+	for i := range s.azure {
+		for j := range s.azure[i].keys {
+			number(s.azure[i].keys[j].match)
+		}
+	}
+	words := (len(s.conds) + 63) / 64
+	set := func(m matcher) Side {
+		b := make(Side, words)
+		for _, c := range m {
+			i := index[c]
+			b[i/64] |= 1 << (i % 64)
+		}
+		return b
+	}
+	for i := range s.platform {
+		s.platform[i].need = set(s.platform[i].match)
+	}
+	for i := range s.azure {
+		for j := range s.azure[i].keys {
+			s.azure[i].keys[j].need = set(s.azure[i].keys[j].match)
+		}
+	}
+}
+
+// ClusterTypeSide is the Side of a cluster type: the conditions its name or labels satisfy.
+func (s *Sources) ClusterTypeSide(name string, labels map[string]string) Side {
+	return s.side(Target{ClusterTypeName: name, ClusterTypeLabels: labels}, true)
+}
+
+// TargetSide is the Side of a deployment target: the conditions its name or labels satisfy.
+func (s *Sources) TargetSide(name string, labels map[string]string) Side {
+	return s.side(Target{DeploymentTarget: name, TargetLabels: labels}, false)
+}
+
+// side evaluates every condition as Target.holds does, for the cluster type's half of it or the
+// target's.
+func (s *Sources) side(t Target, clusterType bool) Side {
+	b := make(Side, (len(s.conds)+63)/64)
+	for i, c := range s.conds {
+		var ok bool
+		switch c.key {
+		case model.PlatformConfigLabel, fluxNameLabel, fluxNamespaceLabel:
+			ok = true
+		case model.ClusterTypeLabel:
+			ok = clusterType && c.value == t.ClusterTypeName
+		case model.DeploymentTargetLabel:
+			ok = !clusterType && c.value == t.DeploymentTarget
+		case model.WorkloadLabel:
+			ok = !clusterType && c.value == t.TargetLabels[model.WorkloadLabel]
+		default:
+			if clusterType {
+				ok = t.ClusterTypeLabels[c.key] == c.value
+			} else {
+				ok = t.TargetLabels[c.key] == c.value
+			}
+		}
+		if ok {
+			b[i/64] |= 1 << (i % 64)
+		}
+	}
+	return b
+}
+
+// covers reports whether the two sides together satisfy every condition of need.
+func covers(need, clusterType, target Side) bool {
+	for w, n := range need {
+		if (clusterType[w]|target[w])&n != n {
+			return false
+		}
+	}
+	return true
 }
 
 // parseAzureKey reads `label.value.label.value.KEY`: leading pairs are labels, the last part is the key.
@@ -170,11 +270,17 @@ func (s *Sources) ComposeShared(t Target) map[string]interface{} {
 // get the same map, so whatever depends only on the config (its validation against a schema) is done
 // once per key.
 func (s *Sources) ComposeSharedKey(t Target) (map[string]interface{}, string) {
+	return s.ComposeSharedKeySides(s.ClusterTypeSide(t.ClusterTypeName, t.ClusterTypeLabels), s.TargetSide(t.DeploymentTarget, t.TargetLabels), t)
+}
+
+// ComposeSharedKeySides is ComposeSharedKey for a caller that keeps the Side of each cluster type and
+// deployment target (ClusterTypeSide and TargetSide of t's names and labels) for all its assignments.
+func (s *Sources) ComposeSharedKeySides(clusterType, target Side, t Target) (map[string]interface{}, string) {
 	// The signature lists the matching platform maps, then the matching azure keys of each matching azure
 	// map, as uvarint(index+1), with 0 closing each group; a uvarint of a positive number has no 0 byte.
 	sig := make([]byte, 0, 32)
 	for i, pm := range s.platform {
-		if t.matches(pm.match) {
+		if covers(pm.need, clusterType, target) {
 			sig = binary.AppendUvarint(sig, uint64(i+1))
 		}
 	}
@@ -182,7 +288,7 @@ func (s *Sources) ComposeSharedKey(t Target) (map[string]interface{}, string) {
 	for i, am := range s.azure {
 		sig = binary.AppendUvarint(sig, uint64(i+1))
 		for j, k := range am.keys {
-			if t.matches(k.match) {
+			if covers(k.need, clusterType, target) {
 				sig = binary.AppendUvarint(sig, uint64(j+1))
 			}
 		}

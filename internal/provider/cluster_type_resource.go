@@ -53,8 +53,12 @@ func (r *ClusterTypeResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"name":   modelNameAttribute("Name of the cluster type; it names the cluster type's folder in the GitOps repository."),
 			"labels": modelLabelsAttribute("Labels of the cluster type, matched by scheduling policies' `cluster_type_selector` and by platform config labels."),
 			"reconciler": schema.StringAttribute{
-				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`. Defaults to `" + model.DefaultReconciler + "`.",
-				Optional:            true, Computed: true,
+				// No list of accepted names here: any kalypso_template of type reconciler is one, and only the
+				// render sees the templates; it reports a name that is none once, naming this cluster type.
+				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`: a built-in one (`arc-flux`, `argocd`) or " +
+					"a `kalypso_template` of type `reconciler` rendered with this cluster type. Defaults to `" + model.DefaultReconciler + "`. " +
+					"A name that is neither is an error of the render that uses the cluster type, naming it and the reconciler templates there are.",
+				Optional: true, Computed: true,
 				Default:    stringdefault.StaticString(model.DefaultReconciler),
 				Validators: []validator.String{validators.DNSSubdomainName()},
 			},

@@ -114,21 +114,63 @@ func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunReq
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, obj))
 }
 
-// renderFuncError reports every engine error in one message; a function cannot return several diagnostics.
+// renderFuncError reports every engine error in one message; a function cannot return several
+// diagnostics. Terraform shows a function's error at the call, not at the object that holds the bad
+// value, so each error's text names that object once, where it is in `manifests`, and its field with
+// the attribute of the kalypso_* resource that writes it: "Missing template: ClusterType "a"
+// (manifests[0], document 0 (line 1)), spec.reconciler (`reconciler` of kalypso_cluster_type): ...".
 func renderFuncError(errs model.Diagnostics) *function.FuncError {
 	var b strings.Builder
 	for i, d := range errs {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		b.WriteString(diagnosticSummary(d))
+		b.WriteString(d.Summary)
 		b.WriteString(": ")
-		b.WriteString(describeDiagnostic(d))
+		var where []string
+		if d.Kind != "" || d.Name != "" {
+			where = append(where, fmt.Sprintf("%s %q", d.Kind, d.Name))
+		}
+		if s := d.Source.String(); s != "" {
+			where = append(where, "("+s+")")
+		}
+		if len(where) > 0 {
+			b.WriteString(strings.Join(where, " "))
+			if d.Field != "" {
+				b.WriteString(", " + d.Field)
+				if a, ok := resourceAttribute(d.Kind, d.Field); ok {
+					b.WriteString(" (" + a + ")")
+				}
+			}
+			b.WriteString(": ")
+		}
+		b.WriteString(d.Detail)
 	}
 	if errs[0].Source.Input >= 0 || errs[0].Kind != "" {
 		return function.NewArgumentFuncError(1, b.String())
 	}
 	return function.NewArgumentFuncError(0, b.String())
+}
+
+// clusterTypeAttributes are the upstream ClusterType fields that kalypso_cluster_type writes from an
+// attribute of another name.
+var clusterTypeAttributes = map[string]string{
+	"spec.reconciler":       "reconciler",
+	"spec.namespaceService": "namespace_service",
+	"spec.configType":       "config_type",
+}
+
+// resourceAttribute names the attribute of the kalypso_* resource that writes field of a kind, for a
+// message that Terraform cannot place on that resource.
+func resourceAttribute(kind, field string) (string, bool) {
+	if kind != model.KindClusterType {
+		return "", false
+	}
+	a, ok := clusterTypeAttributes[field]
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("`%s` of kalypso_cluster_type", a), true
 }
 
 // renderFunctionOptions reads the optional trailing options object. It returns only_cluster_types, nil

@@ -137,3 +137,87 @@ func TestAccGitopsCommit_ErrorsNameTheirObjectOnce(t *testing.T) {
 		}
 	}
 }
+
+// errorsOnceFunctionModel is errorsOnceModel's fleet rendered by the provider function, with one
+// Template of the configuration's own next to the built-in ones.
+const errorsOnceFunctionModel = `
+terraform {
+  required_providers {
+    kalypso = { source = "kalypso/kalypso" }
+  }
+}
+
+variable "reconciler" { type = string }
+
+resource "kalypso_cluster_type" "ct" {
+  for_each   = toset(["a", "b", "c"])
+  name       = each.key
+  reconciler = var.reconciler
+}
+
+resource "kalypso_template" "flux_v1" {
+  name      = "flux-v1"
+  type      = "reconciler"
+  manifests = ["kind: Kustomization\n"]
+}
+
+resource "kalypso_workload_registration" "app" {
+  name      = "app"
+  workspace = "ws"
+  workload = {
+    deployment_targets = [
+      { name = "t1", environment = "dev", manifests = { repo = "https://github.com/o/r", branch = "main", path = "./t1" } },
+    ]
+  }
+}
+
+resource "kalypso_scheduling_policy" "all" {
+  name = "all"
+}
+
+output "assignments" {
+  value = length(provider::kalypso::environment_render("dev", concat(
+    [for c in kalypso_cluster_type.ct : c.manifest],
+    [kalypso_template.flux_v1.manifest, kalypso_workload_registration.app.manifest, kalypso_scheduling_policy.all.manifest],
+  )).assignments)
+}
+`
+
+// Terraform shows a function's error at the call, so through provider::kalypso::environment_render a
+// reconciler mistyped on three cluster types is one error whose text names the cluster type, its
+// manifests element, the kalypso_cluster_type attribute `reconciler`, the reconciler templates it
+// accepts (the configuration's own and the built-in ones) and the likely one, in a real terraform plan.
+func TestAccEnvironmentRenderFunction_ReconcilerTypoNamesTheClusterTypeOnce(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(errorsOnceFunctionModel), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf := newTerraformCLI(t, work)
+	tf.mustRun("init", "-input=false", "-no-color")
+	if out := tf.mustRun("plan", "-input=false", "-no-color", "-var", "reconciler=flux-v1"); !strings.Contains(out, "assignments = 3") {
+		t.Fatalf("the unbroken model does not plan 3 assignments:\n%s", out)
+	}
+	out, code := tf.run("plan", "-input=false", "-no-color", "-var", "reconciler=arc-flx")
+	if code == 0 {
+		t.Fatalf("the plan succeeded:\n%s", out)
+	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Errorf("%d errors, want 1:\n%s", n, out)
+	}
+	if n := strings.Count(out, "Missing template"); n != 1 {
+		t.Errorf("Missing template %d times, want once:\n%s", n, out)
+	}
+	// Terraform wraps the text at 78 columns.
+	text := strings.Join(strings.Fields(out), " ")
+	want := `Missing template: ClusterType "a" (manifests[0], document 0 (line 1)), spec.reconciler (` + "`reconciler`" + ` of kalypso_cluster_type): ` +
+		`3 assignments ("a/app-t1", "b/app-t1", "c/app-t1"): template "arc-flx" is not in the input and is not built in; ` +
+		`the reconciler templates are "arc-flux", "argocd", "flux-v1" (did you mean "arc-flux"?). Add a Template named "arc-flx" of type reconciler, ` +
+		`or change spec.reconciler to one of them (spec.reconciler of cluster types "a", "b", "c")`
+	if !strings.Contains(text, want) {
+		t.Errorf("the error does not say\n%s\n%s", want, out)
+	}
+}

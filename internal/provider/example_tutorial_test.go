@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -25,6 +26,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
 
 const registryAddress = "registry.terraform.io/kalypso/kalypso"
@@ -137,6 +139,19 @@ func (p *plannedChanges) actions(address string) string {
 	return "absent"
 }
 
+// renderSummary reads the planned `render_summary` of a kalypso_gitops_commit.
+func (p *plannedChanges) renderSummary(t *testing.T, address string) map[string]any {
+	t.Helper()
+	for _, rc := range p.ResourceChanges {
+		if rc.Address == address {
+			summary, _ := rc.Change.After["render_summary"].(map[string]any)
+			return summary
+		}
+	}
+	t.Fatalf("no planned change for %s", address)
+	return nil
+}
+
 // fileChange is one entry of kalypso_gitops_commit's planned `changes`.
 type fileChange struct {
 	Action string `json:"action"`
@@ -220,12 +235,18 @@ func TestAccExampleTutorial_fiveStages(t *testing.T) {
 
 	// Stage 1: hello-world-app is onboarded; only observability has a Dev policy, so the app is unscheduled.
 	p := tf.plan(varFile, 1)
-	if got := p.OutputChanges["dev_unscheduled"].After; !jsonEqual(got, []any{"hello-world-app-functional-test", "hello-world-app-performance-test"}) {
-		t.Errorf("stage 1: dev_unscheduled = %v", got)
+	if got := p.renderSummary(t, "kalypso_gitops_commit.dev")["unscheduled_deployment_targets"]; !jsonEqual(got, []any{"hello-world-app-functional-test", "hello-world-app-performance-test"}) {
+		t.Errorf("stage 1: render_summary.unscheduled_deployment_targets = %v", got)
 	}
-	// The engine's warnings are plan warnings of the render-mode resource (the function cannot emit any).
+	// The engine's warnings are plan warnings of the render-mode resource (the function cannot emit any),
+	// each printed once: the tutorial has no check block that would repeat them.
 	if !regexp.MustCompile(`(?s)Warning: Unscheduled deployment targets.*with kalypso_gitops_commit.dev`).MatchString(tf.lastPlan) {
 		t.Errorf("stage 1: the plan does not warn about the unscheduled deployment targets on kalypso_gitops_commit.dev:\n%s", tf.lastPlan)
+	}
+	for _, once := range []string{"Unscheduled deployment targets", "API version not served by current reconcilers"} {
+		if n := strings.Count(tf.lastPlan, once); n != 1 {
+			t.Errorf("stage 1: the plan says %q %d times, want once:\n%s", once, n, tf.lastPlan)
+		}
 	}
 	reconciler := "large/observability-prometheus/reconciler.yaml"
 	if got := p.changes(t, "kalypso_gitops_commit.dev")[reconciler]; got.Action != "create" || got.Diff != devExpected.Expected[reconciler] {
@@ -320,4 +341,126 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// promotionOutput is the tutorial's `promotion` output in a plan.
+func (p *plannedChanges) promotion(t *testing.T) (moves bool, reason string) {
+	t.Helper()
+	out, ok := p.OutputChanges["promotion"].After.(map[string]any)
+	if !ok {
+		t.Fatalf("the plan has no promotion output: %v", p.OutputChanges["promotion"])
+	}
+	moves, _ = out["moves"].(bool)
+	reason, _ = out["reason"].(string)
+	return moves, reason
+}
+
+// TestAccExampleTutorial_promotionStage_MockGitHubAPI runs the tutorial's stage 6, unmodified, with the
+// terraform CLI, as `make demo` does: a registration lands on the control plane's main, Dev renders it,
+// and Stage stays while Dev's cluster reports nothing, pending and a failure (statuses posted to the
+// GitHub REST contract mock as Flux's notification-controller posts them), then moves.
+func TestAccExampleTutorial_promotionStage_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	example := filepath.Join("..", "..", "examples", "tutorial")
+	work := t.TempDir()
+	fixtures.WriteTree(t, work, fixtures.ReadTree(t, example, nil))
+	root := t.TempDir()
+	appSrc := gitserver.NewSeededRepo(t, root, "app-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "app-src"), nil))
+	svcSrc := gitserver.NewSeededRepo(t, root, "svc-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "svc-src"), nil))
+	controlPlane := gitserver.NewSeededRepo(t, root, "control-plane.git", "main", map[string]string{"README.md": "Promoted through the environments."})
+	cp0 := gitserver.Head(t, controlPlane, "main")
+	gitops := gitserver.NewBareRepo(t, root, "gitops.git", "main")
+	gh := mockgithub.Start(t, "")
+	varFile := filepath.Join(work, "local.tfvars.json")
+	vars, _ := json.Marshal(map[string]any{
+		"gitops_repo": "file://" + filepath.ToSlash(gitops),
+		"git_url_rewrites": map[string]string{
+			"https://github.com/microsoft/kalypso-app-src": "file://" + filepath.ToSlash(appSrc),
+			"https://github.com/microsoft/kalypso-svc-src": "file://" + filepath.ToSlash(svcSrc),
+		},
+		"control_plane_commit":     cp0,
+		"control_plane_repo":       "file://" + filepath.ToSlash(controlPlane),
+		"github_base_url":          gh.BaseURL(),
+		"gitops_github_repository": "microsoft/kalypso-gitops",
+	})
+	if err := os.WriteFile(varFile, vars, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf := newTerraformCLI(t, work)
+	tf.mustRun("init", "-input=false", "-no-color")
+	tf.plan(varFile, 5)
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+
+	registration, err := os.ReadFile(filepath.Join(example, "control-plane", "podinfo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp1 := gitserver.Commit(t, controlPlane, "main", "Register podinfo", map[string]string{"podinfo.yaml": string(registration)}, nil)
+	stays := "stage stays at main@" + cp0[:7]
+
+	// Dev renders main's new registration; nothing reported yet, so Stage stays, with both warnings.
+	p := tf.plan(varFile, 6)
+	if c := p.changes(t, "kalypso_gitops_commit.dev")["drone/podinfo-functional-test/reconciler.yaml"]; c.Action != "create" {
+		t.Errorf("dev: podinfo's functional-test reconciler is not created: %+v", c)
+	}
+	if a := p.actions("kalypso_gitops_commit.stage[0]"); a != "no-op" {
+		t.Errorf("no report: kalypso_gitops_commit.stage[0] action = %s, want no-op", a)
+	}
+	if moves, reason := p.promotion(t); moves || !strings.HasSuffix(reason, "(0 clusters reported, 1 expected); "+stays) {
+		t.Errorf("no report: moves %v, reason %q", moves, reason)
+	}
+	for _, w := range []string{"Warning: No cluster reported", "Warning: Promotion to stage held"} {
+		if !strings.Contains(tf.lastPlan, w) {
+			t.Errorf("no report: the plan lacks %q", w)
+		}
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+	devHead := gitserver.Head(t, gitops, "dev")
+	if got := gitserver.Files(t, gitops, "dev")[".github/tracking/Promoted_Commit_Id"]; got != cp1 {
+		t.Errorf("dev's Promoted_Commit_Id = %q, want main's head %s", got, cp1)
+	}
+
+	for _, step := range []struct{ state, description, reason string }{
+		{"pending", "reconciliation in progress", "dev is at main@" + cp1[:7] + ": 0/1 clusters succeeded, 1 progressing; " + stays},
+		{"failure", "health check failed", "dev is at main@" + cp1[:7] + ": 0/1 clusters succeeded, 1 failed (4f0c2a11: dev: health check failed); " + stays},
+	} {
+		postFluxStatusTo(t, gh, "microsoft/kalypso-gitops", devHead, "4f0c2a11", step.state, step.description)
+		p = tf.plan(varFile, 6)
+		if a := p.actions("kalypso_gitops_commit.stage[0]"); a != "no-op" {
+			t.Errorf("%s: kalypso_gitops_commit.stage[0] action = %s, want no-op", step.state, a)
+		}
+		if moves, reason := p.promotion(t); moves || reason != step.reason {
+			t.Errorf("%s: moves %v, reason %q\nwant %q", step.state, moves, reason, step.reason)
+		}
+	}
+
+	// Success: Stage moves to main's new commit with the files its registration brings.
+	postFluxStatusTo(t, gh, "microsoft/kalypso-gitops", devHead, "4f0c2a11", "success", "reconciliation succeeded")
+	p = tf.plan(varFile, 6)
+	if moves, reason := p.promotion(t); !moves || reason != "dev is at main@"+cp1[:7]+": 1/1 clusters succeeded; stage moves main@"+cp0[:7]+" → main@"+cp1[:7] {
+		t.Errorf("success: moves %v, reason %q", moves, reason)
+	}
+	var created []string
+	for path, c := range p.changes(t, "kalypso_gitops_commit.stage[0]") {
+		if c.Action == "create" {
+			created = append(created, path)
+		}
+	}
+	sort.Strings(created)
+	var want []string
+	for _, ct := range []string{"drone", "large", "small"} {
+		for _, f := range []string{"namespace.yaml", "platform-config.yaml", "reconciler.yaml"} {
+			want = append(want, ct+"/podinfo-uat-test/"+f)
+		}
+	}
+	if strings.Join(created, " ") != strings.Join(want, " ") {
+		t.Errorf("success: stage creates %v, want %v", created, want)
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+	if got := gitserver.Files(t, gitops, "stage")[".github/tracking/Promoted_Commit_Id"]; got != cp1 {
+		t.Errorf("stage's Promoted_Commit_Id = %q, want %s", got, cp1)
+	}
 }

@@ -6,10 +6,12 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -95,4 +97,56 @@ func TestAccGitopsCommit_HeadBranchIsOurs_MockGitHubAPI(t *testing.T) {
 		t.Errorf("PR mode moved another branch")
 	}
 	gitopsScanForSecrets(t, work, logPath, []string{"github request"}, token)
+}
+
+// TestAccGitopsCommit_MoveInPullRequestMode_MockGitHubAPI (GitHub's REST API is a mock; Git is a real
+// bare repository): a change of path in pull-request mode proposes both sides in one commit on the head
+// branch, built on the base branch, in one pull request that says it is a move; the base branch is
+// untouched and the re-plan is empty.
+func TestAccGitopsCommit_MoveInPullRequestMode_MockGitHubAPI(t *testing.T) {
+	const token = "ghp_MOVEinPRmode0123456789abcdefg"
+	root := t.TempDir()
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
+	gh := mockgithub.Start(t, token)
+	t.Setenv("GIT_TOKEN", token)
+	t.Setenv("GITHUB_TOKEN", "")
+	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
+	files := map[string]string{"drone/README.md": "drone", "large/README.md": "large"}
+	cfg := func(dir string) string {
+		return gitopsCfg{Provider: provider, URL: "https://github.com/org/fleet.git", Branch: "main", Path: dir, Files: files, Extra: "  pull_request = {}\n"}.String()
+	}
+	var merged string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg("clusters"), ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+			}},
+			{
+				PreConfig: func() { // the proposal is merged
+					merged = gitserver.Head(t, repo, "kalypso/main")
+					gitserver.Git(t, "", nil, "--git-dir", repo, "update-ref", "refs/heads/main", merged)
+					gh.SetState("org/fleet", 1, true)
+				},
+				Config:           cfg("envs/dev"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(2)),
+					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2),
+					gitopsExpectRepo(t, repo, "kalypso/main", fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 3),
+					gitopsRepoCheck(func() error {
+						if parent := strings.TrimSpace(gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "kalypso/main~1")); parent != merged {
+							return fmt.Errorf("the proposal is not one commit on the base: kalypso/main~1 is %s, main is %s", parent, merged)
+						}
+						prs := gh.PRs("org/fleet")
+						if len(prs) != 2 || prs[1].State != "open" || prs[1].Title != "Kalypso: move clusters to envs/dev on main (4 files)" ||
+							!strings.Contains(prs[1].Body, "removes 2 files from the old one") {
+							return fmt.Errorf("pull requests %+v", prs)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
 }

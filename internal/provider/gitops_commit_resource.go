@@ -220,8 +220,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`max_changes`, so that a policy (OPA, Sentinel) reads them from `terraform show -json` without parsing a sentence " +
 					"(`to_number(changes_counts.delete)` in Rego). Each is a decimal string, not a number: with a number in the state, Terraform 1.11's " +
 					"`terraform plan -refresh-only -detailed-exitcode` exits 2 right after every apply although it prints \"No changes\" " +
-					"(OpenTofu exits 0), which would make drift detection alert on every workspace.",
+					"(OpenTofu exits 0), which would make drift detection alert on every workspace. The plan prints it as `(sensitive value)`: " +
+					"it holds no secret, but `changes_summary` prints the same three counts; `terraform show -json` has them.",
 				Computed: true,
+				// Not a secret: the flag keeps the plan from printing the counts of changes_summary a second time.
+				Sensitive: true,
 				Attributes: map[string]schema.Attribute{
 					"create": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to create, for example `\"3\"`."},
 					"update": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to update."},

@@ -69,8 +69,7 @@ func TestRenderFuncError_SchemaViolationSuggestsNoMissingAttribute(t *testing.T)
 	t.Parallel()
 	_, ds := render.NewEngine().Render("dev", violationManifests(), render.Options{})
 	got := renderFuncError(ds.Errors())
-	want := `Platform config violates schema (ConfigMap "platform-defaults"): Location: manifests[1], document 0 (line 1)` +
-		"\nObject: ConfigMap \"platform-defaults\"\nField: data.REPLICAS\n" + violationDetail
+	want := `Platform config violates schema: ConfigMap "platform-defaults" (manifests[1], document 0 (line 1)), data.REPLICAS: ` + violationDetail
 	if got.Text != want || got.FunctionArgument == nil || *got.FunctionArgument != 1 || strings.Contains(got.Text, "config_validation") {
 		t.Errorf("function error (argument %v):\n%s\nwant:\n%s", got.FunctionArgument, got.Text, want)
 	}

@@ -69,8 +69,14 @@ func newPromotionRepos(t *testing.T) promotionRepos {
 // (formatNameAndDescription), e.g. "reconciliation succeeded" or "health check failed".
 func postFluxStatus(t *testing.T, gh *mockgithub.Server, sha, cluster, state, description string) {
 	t.Helper()
+	postFluxStatusTo(t, gh, "org/gitops", sha, cluster, state, description)
+}
+
+// postFluxStatusTo is postFluxStatus on the GitOps repository owner/name.
+func postFluxStatusTo(t *testing.T, gh *mockgithub.Server, repo, sha, cluster, state, description string) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]string{"state": state, "context": "kustomization/dev/" + cluster, "description": description})
-	req, _ := http.NewRequest(http.MethodPost, gh.BaseURL()+"repos/org/gitops/statuses/"+sha, bytes.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, gh.BaseURL()+"repos/"+repo+"/statuses/"+sha, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+rolloutToken)
 	req.Header.Set("Accept", "application/vnd.github+json")
 	resp, err := http.DefaultClient.Do(req)

@@ -143,8 +143,12 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 				Attributes:          repoRefAttributes("the Workload"),
 			},
 			"workload": schema.SingleNestedAttribute{
-				MarkdownDescription: "An inline Workload named like the registration, instead of `source`.",
-				Optional:            true,
+				MarkdownDescription: "An inline Workload named like the registration, instead of `source`. The plan prints it as " +
+					"`(sensitive value)`: it holds no secret, but `manifest` holds the same Workload and `deployment_targets` its targets " +
+					"with their full names and labels, so printing it too showed every target three times (`terraform show -json` has it).",
+				Optional: true,
+				// Not a secret: the flag keeps the plan from printing each deployment target a third time.
+				Sensitive: true,
 				Attributes: map[string]schema.Attribute{
 					"labels": modelLabelsAttribute("Labels of the Workload; they override the targets' labels of the same key."),
 					"deployment_targets": schema.ListNestedAttribute{

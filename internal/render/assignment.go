@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,7 @@ type renderedAssignment struct {
 	files      []renderedFile
 	diags      []assignmentDiag
 	yamlIssues []yamlIssue
-	docIssues  []yamlIssue
+	docIssues  []docIssue
 	skipped    bool
 }
 
@@ -64,6 +65,15 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 		templates[t.Metadata.Name] = t
 	}
 	sources := platformconfig.NewSources(set.ConfigMaps)
+	// Which sources a cluster type or a target satisfies on its own is worked out once for each, not per assignment.
+	ctSides := make(map[string]platformconfig.Side, len(set.ClusterTypes))
+	for _, ct := range set.ClusterTypes {
+		ctSides[ct.Metadata.Name] = sources.ClusterTypeSide(ct.Metadata.Name, ct.Metadata.Labels)
+	}
+	targetSides := make(map[string]platformconfig.Side, len(targets))
+	for _, t := range targets {
+		targetSides[t.Name] = sources.TargetSide(t.Name, t.Labels)
+	}
 	parent := opts.Context
 	if parent == nil {
 		parent = context.Background()
@@ -72,7 +82,7 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
+		templates: templates, sources: sources, ctSides: ctSides, targetSides: targetSides, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
 		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
 	}
 }
@@ -174,6 +184,8 @@ type assignmentJob struct {
 	targets      map[string]*DeploymentTarget
 	templates    map[string]*model.Template
 	sources      *platformconfig.Sources
+	ctSides      map[string]platformconfig.Side // by cluster type name
+	targetSides  map[string]platformconfig.Side // by deployment target name
 	opts         Options
 
 	parent, ctx context.Context
@@ -243,7 +255,7 @@ func (s *assignmentRender) fail(sev model.Severity, summary, field, detail strin
 func (s *assignmentRender) validate() (config map[string]interface{}, ok bool) {
 	match := platformconfig.Target{ClusterTypeName: s.ct.Metadata.Name, ClusterTypeLabels: s.ct.Metadata.Labels, DeploymentTarget: s.t.Name, TargetLabels: s.t.Labels}
 	// Shared with every assignment that matches the same sources; templating copies it before a template can modify it.
-	config, key := s.job.sources.ComposeSharedKey(match)
+	config, key := s.job.sources.ComposeSharedKeySides(s.job.ctSides[s.ct.Metadata.Name], s.job.targetSides[s.t.Name], match)
 	s.configKey = key
 	if !s.validateConfig(match, config, key) {
 		return nil, false
@@ -384,8 +396,9 @@ func (s *assignmentRender) templateData(config map[string]interface{}) *templati
 }
 
 // templateUse is one file of an assignment: the cluster type field that names its template, the
-// template's name and the file's name (the platform config's without its extension).
-type templateUse struct{ field, name, file string }
+// template's name, the file's name (the platform config's without its extension) and the template type
+// the field names.
+type templateUse struct{ field, name, file, kind string }
 
 // fileTemplates are the assignment's three files, in the order they are rendered.
 func (s *assignmentRender) fileTemplates() [3]templateUse {
@@ -394,9 +407,9 @@ func (s *assignmentRender) fileTemplates() [3]templateUse {
 		configType = model.DefaultConfigType
 	}
 	return [3]templateUse{
-		{"spec.reconciler", s.ct.Spec.Reconciler, model.ReconcilerFile},
-		{"spec.namespaceService", s.ct.Spec.NamespaceService, model.NamespaceFile},
-		{"spec.configType", configType, model.PlatformConfigFile},
+		{"spec.reconciler", s.ct.Spec.Reconciler, model.ReconcilerFile, model.TemplateTypeReconciler},
+		{"spec.namespaceService", s.ct.Spec.NamespaceService, model.NamespaceFile, model.TemplateTypeNamespace},
+		{"spec.configType", configType, model.PlatformConfigFile, model.TemplateTypeConfig},
 	}
 }
 
@@ -405,8 +418,7 @@ func (s *assignmentRender) fileTemplates() [3]templateUse {
 func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f renderedFile, write, ok bool) {
 	tmpl, found := s.job.templates[use.name]
 	if !found {
-		s.fail(model.SeverityError, "Missing template", use.field,
-			fmt.Sprintf("template %q is not in the input and is not built in (%s); add a Template named %q or change %s", use.name, strings.Join(BuiltinTemplateNames(), ", "), use.name, use.field))
+		s.fail(model.SeverityError, "Missing template", use.field, s.job.missingTemplate(use))
 		s.out.diags[len(s.out.diags)-1].acrossClusterTypes = true
 		return f, false, false
 	}
@@ -425,6 +437,62 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	s.checkYAML(use, tmpl, file, out)
 	s.checkDocuments(use, tmpl, file, out)
 	return renderedFile{filePath(s.a.Path, file), content}, true, true
+}
+
+// missingTemplate says that use names no template, and which names the field accepts: the templates of
+// its type, from the input and built in, with the one its name is a likely typo of.
+func (j *assignmentJob) missingTemplate(use templateUse) string {
+	var names []string
+	for n, t := range j.templates {
+		if t.Spec.Type == use.kind || t.Spec.Type == "" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	detail := fmt.Sprintf("template %q is not in the input and is not built in; the %s templates are %s", use.name, use.kind, abbreviate(quoted, 20))
+	if near := nearestName(use.name, names); near != "" {
+		detail += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return detail + fmt.Sprintf(". Add a Template named %q of type %s, or change %s to one of them", use.name, use.kind, use.field)
+}
+
+// nearestName is the one name within two edits of name (case ignored), or "" when none or several are.
+func nearestName(name string, names []string) string {
+	found := ""
+	for _, n := range names {
+		if editDistance(strings.ToLower(name), strings.ToLower(n)) <= 2 {
+			if found != "" {
+				return ""
+			}
+			found = n
+		}
+	}
+	return found
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (template names are DNS names, ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // execute runs the template within the template timeout (or the render's deadline, if sooner) and
@@ -470,7 +538,10 @@ func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file
 		return
 	}
 	for i, m := range out {
-		err := s.job.yamlChecks.invalid(m, s.a.Namespace, s.t.Name, s.ct.Metadata.Name, s.t.Workload, s.job.environment)
+		// The names that vary between assignments. The environment is the same in every text of a render,
+		// and the namespace is environment-clusterType-target (Schedule), whose varying parts are masked
+		// here anyway: searching for either cost a pass over the text and masked nothing more.
+		err := s.job.yamlChecks.invalid(m, s.t.Name, s.ct.Metadata.Name, s.t.Workload)
 		if err == nil {
 			continue
 		}

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,7 +70,7 @@ func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *mo
 		configType = model.DefaultConfigType
 	}
 
-	if msgs := validation.IsDNS1123Label(a.Namespace); len(msgs) > 0 {
+	if msgs := dns1123LabelErrors(a.Namespace); len(msgs) > 0 {
 		writer, field := "", "spec.namespaceService"
 		switch {
 		case builtin(nsTemplate):
@@ -138,6 +137,20 @@ func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *mo
 		}
 	}
 	return ds
+}
+
+// dns1123LabelErrors is validation.IsDNS1123Label, which matches a regular expression: checked for
+// every assignment's namespace, that was a tenth of the deployability checks. A valid label is
+// recognised here byte by byte; only an invalid one goes to apimachinery for its messages.
+func dns1123LabelErrors(s string) []string {
+	valid := s != "" && len(s) <= validation.DNS1123LabelMaxLength && isAlnum(s[0]) && isAlnum(s[len(s)-1])
+	for i := 0; valid && i < len(s); i++ {
+		valid = isAlnum(s[i]) || s[i] == '-'
+	}
+	if valid {
+		return nil
+	}
+	return validation.IsDNS1123Label(s)
 }
 
 // Summaries of the checks on rendered documents (issue 23). Both keep the written bytes as upstream
@@ -471,13 +484,13 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 		for _, h := range docHeaders(m) {
 			if unserved(h) {
 				// Formatted only for the first assignment that reports it (yamlIssue.build).
-				s.out.docIssues = append(s.out.docIssues, yamlIssue{key: "api\x00" + use.name + "\x00" + strconv.Itoa(i) + "\x00" + h.apiVersion, build: func() model.Diagnostic {
+				s.addDocIssue(docIssueKey{check: "api", template: use.name, index: i, what: h.apiVersion}, func() model.Diagnostic {
 					return model.Diagnostic{
 						Severity: model.SeverityWarning, Summary: SummaryUnservedAPIVersion, Source: tmplSrc, Kind: model.KindTemplate, Name: use.name,
 						Field:  fmt.Sprintf("spec.manifests[%d]", i),
 						Detail: fmt.Sprintf("manifests[%d] of Template %q (used by cluster type %q as %s; first in %s) %s.", i, use.name, s.ct.Metadata.Name, use.field, filePath(s.a.Path, file), unservedAPIVersion(h)),
 					}
-				}})
+				})
 			}
 			if h.apiVersion != "v1" || h.kind != "ConfigMap" {
 				continue
@@ -512,8 +525,30 @@ func (s *assignmentRender) addNonStringData(use templateUse, index int, file str
 		}
 		return d
 	}
-	key := "cm\x00" + use.name + "\x00" + strconv.Itoa(index) + "\x00" + bad.key + "\x00" + kind + "\x00" + name
-	s.out.docIssues = append(s.out.docIssues, yamlIssue{key: key, build: build})
+	s.addDocIssue(docIssueKey{check: "cm", template: use.name, index: index, what: bad.key, kind: kind, name: name}, build)
+}
+
+// docIssueKey names one warning of checkDocuments: the assignments that report the same key share one
+// diagnostic (mergeDocIssues). A struct, not a string built per report: 86k assignments that each
+// report a few documents built and kept as many strings.
+type docIssueKey struct {
+	check, template  string
+	index            int
+	what, kind, name string
+}
+
+// docIssue is one report of checkDocuments; build formats its diagnostic, which is done only for the
+// first assignment that reports the key.
+type docIssue struct {
+	key   docIssueKey
+	build func() model.Diagnostic
+}
+
+func (s *assignmentRender) addDocIssue(key docIssueKey, build func() model.Diagnostic) {
+	if s.out.docIssues == nil {
+		s.out.docIssues = make([]docIssue, 0, 4) // a ConfigMap with non-string values usually has several
+	}
+	s.out.docIssues = append(s.out.docIssues, docIssue{key, build})
 }
 
 // holdersKey names the holders of one data key for one composed config.

@@ -125,11 +125,44 @@ func TestRenderMissingTemplate_OnceForEveryClusterTypeThatNamesIt(t *testing.T) 
 	want := model.Diagnostics{{
 		Severity: model.SeverityError, Summary: "Missing template", Source: model.Source{Input: 0, Document: 0, Line: 1},
 		Kind: model.KindClusterType, Name: "a", Field: "spec.reconciler",
-		Detail: `3 assignments ("a/app-t", "b/app-t", "c/app-t"): template "arc-flx" is not in the input and is not built in ` +
-			`(arc-flux, argocd, configmap, default); add a Template named "arc-flx" or change spec.reconciler (spec.reconciler of cluster types "a", "b", "c")`,
+		Detail: `3 assignments ("a/app-t", "b/app-t", "c/app-t"): template "arc-flx" is not in the input and is not built in; ` +
+			`the reconciler templates are "arc-flux", "argocd", "rec" (did you mean "arc-flux"?). Add a Template named "arc-flx" of type reconciler, ` +
+			`or change spec.reconciler to one of them (spec.reconciler of cluster types "a", "b", "c")`,
 	}}
 	if !reflect.DeepEqual(diags, want) {
 		t.Errorf("diagnostics:\n%v\nwant:\n%v", diags, want)
+	}
+}
+
+// A missing namespace template lists the namespace templates only, and suggests none when no name is
+// within two edits of the typo.
+func TestRenderMissingTemplate_ListsTheTemplatesOfItsType(t *testing.T) {
+	t.Parallel()
+	docs := append([]string{
+		clusterTypeDoc("a", nil, "rec", "namespaces-v2", "cfg"),
+		registrationDoc("app", "ws"),
+		workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}),
+		policyDoc("p", "", "", ""),
+	}, simpleTemplates...)
+	_, diags := NewEngine().Render("dev", docs, Options{})
+	errs := diags.Errors()
+	if len(errs) != 1 {
+		t.Fatalf("want one error, got %v", diags)
+	}
+	want := `deployment target "app-t" on cluster type "a": template "namespaces-v2" is not in the input and is not built in; ` +
+		`the namespace templates are "default", "ns". Add a Template named "namespaces-v2" of type namespace, or change spec.namespaceService to one of them`
+	if errs[0].Detail != want || errs[0].Field != "spec.namespaceService" {
+		t.Errorf("detail:\n%s\nwant:\n%s", errs[0].Detail, want)
+	}
+}
+
+func TestNearestName(t *testing.T) {
+	t.Parallel()
+	names := []string{"arc-flux", "argocd", "flux", "flux2"}
+	for typo, want := range map[string]string{"arc-flx": "arc-flux", "ARGOCD": "argocd", "argo-cd": "argocd", "flx": "", "helm": ""} {
+		if got := nearestName(typo, names); got != want {
+			t.Errorf("nearestName(%q) = %q, want %q", typo, got, want)
+		}
 	}
 }
 

@@ -58,29 +58,34 @@ func invalidYAML(text string) error {
 // result is deterministic) and counts the files it also affects.
 func mergeYAMLIssues(rendered []renderedAssignment) model.Diagnostics {
 	return mergeIssues(rendered, func(r *renderedAssignment) []yamlIssue { return r.yamlIssues },
+		func(is yamlIssue) (string, func() model.Diagnostic) { return is.key, is.diagnostic },
 		" The same template manifest produced invalid YAML in %d more file(s).")
 }
 
 // mergeDocIssues does the same for the checks on rendered documents (checkDocuments).
 func mergeDocIssues(rendered []renderedAssignment) model.Diagnostics {
-	return mergeIssues(rendered, func(r *renderedAssignment) []yamlIssue { return r.docIssues },
+	return mergeIssues(rendered, func(r *renderedAssignment) []docIssue { return r.docIssues },
+		func(is docIssue) (docIssueKey, func() model.Diagnostic) { return is.key, is.build },
 		" The same holds in %d more file(s).")
 }
 
 // mergeIssues keeps the first issue of each key and appends more, formatted with the number of
-// other files the key affects.
-func mergeIssues(rendered []renderedAssignment, issues func(*renderedAssignment) []yamlIssue, more string) model.Diagnostics {
-	var order []string
-	first := map[string]model.Diagnostic{}
-	count := map[string]int{}
+// other files the key affects. read returns an issue's key and its diagnostic, which is built only for
+// the first issue of each key.
+func mergeIssues[T any, K comparable](rendered []renderedAssignment, issues func(*renderedAssignment) []T,
+	read func(T) (K, func() model.Diagnostic), more string) model.Diagnostics {
+	var order []K
+	first := map[K]model.Diagnostic{}
+	count := map[K]int{}
 	for i := range rendered {
 		for _, is := range issues(&rendered[i]) {
-			if _, seen := first[is.key]; seen {
-				count[is.key]++
+			k, build := read(is)
+			if _, seen := first[k]; seen {
+				count[k]++
 				continue
 			}
-			order = append(order, is.key)
-			first[is.key] = is.diagnostic()
+			order = append(order, k)
+			first[k] = build()
 		}
 	}
 	var out model.Diagnostics

@@ -22,6 +22,15 @@ import (
 // ` #`, `---`, `...`) can appear or vanish, so the masked text parses exactly when the original does.
 // Only valid verdicts are shared; an invalid text is parsed again for its own error message. Texts with
 // anchors or directives bypass the memo: masking could make an alias name match an anchor it did not.
+//
+// Masking by as many 'x's still gives texts whose names differ in length different keys, and at 86k
+// assignments a namespace's length varies with its cluster type and target: one text in forty missed
+// the memo and was parsed. So a name after which its line holds nothing but more characters of the same
+// scalar (see shortenable) is masked by one 'x' instead. Its length then cannot matter: the parser
+// measures lengths and columns only where a token starts (block indentation, a `- `, `? ` or `: `
+// indicator, a simple key and its `:` within 1024 characters on one line); no token starts in the rest
+// of that line, every later line keeps its own indentation, and a shorter scalar changes no character
+// class around it. (Comments are placed by column, but where a comment goes never makes a text invalid.)
 
 // yamlMemoLimit bounds the memo of one render.
 const yamlMemoLimit = 1 << 16
@@ -94,16 +103,27 @@ func nameSpans(text string, names []string, spans []span) []span {
 
 const xRun = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 
-// hashMasked hashes text as if every span were replaced by as many 'x's.
+// hashMasked hashes text as if every span were replaced by its mask: one 'x' where the span is
+// shortenable, as many 'x's as it is long elsewhere.
 func hashMasked(text string, spans []span) maskedKey {
+	short := uint64(0) // bit i: spans[i] is shortenable; spans past the 64th keep their length
+	for i, s := range spans {
+		if i < 64 && shortenable(text, s.to) {
+			short |= 1 << i
+		}
+	}
 	var key maskedKey
 	for k, seed := range maskSeeds {
 		var h maphash.Hash
 		h.SetSeed(seed)
 		at := 0
-		for _, s := range spans {
+		for i, s := range spans {
 			_, _ = h.WriteString(text[at:s.from])
-			for n := s.to - s.from; n > 0; n -= len(xRun) {
+			n := s.to - s.from
+			if i < 64 && short&(1<<i) != 0 {
+				n = 1
+			}
+			for ; n > 0; n -= len(xRun) {
 				_, _ = h.WriteString(xRun[:min(n, len(xRun))])
 			}
 			at = s.to
@@ -112,6 +132,29 @@ func hashMasked(text string, spans []span) maskedKey {
 		key[k] = h.Sum64()
 	}
 	return key
+}
+
+// shortenable reports whether a name that ends at to may be masked by a shorter run of 'x's: the rest
+// of its line is only letters, digits, '.', '_', '/' and '-' (more of the same plain or quoted scalar,
+// or of a comment), then at most one closing quote, then at most spaces and a carriage return. No
+// token starts there, so nothing on the line depends on where the name ends.
+func shortenable(text string, to int) bool {
+	rest := text[to:]
+	if end := strings.IndexByte(rest, '\n'); end >= 0 {
+		rest = rest[:end]
+	}
+	for rest != "" && (rest[len(rest)-1] == ' ' || rest[len(rest)-1] == '\r') {
+		rest = rest[:len(rest)-1]
+	}
+	if rest != "" && (rest[len(rest)-1] == '"' || rest[len(rest)-1] == '\'') {
+		rest = rest[:len(rest)-1]
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; !isAlnum(c) && (c < 'A' || c > 'Z') && c != '.' && c != '_' && c != '/' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 func isMaskableName(n string) bool {

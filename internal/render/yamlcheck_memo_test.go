@@ -4,6 +4,7 @@
 package render
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -44,7 +45,10 @@ func TestNameSpansMaskEveryOccurrence(t *testing.T) {
 	t.Parallel()
 	text := "ns: dev-ct-1-web-1\nct: ct-1\nweb: web-1\nupper: Web-1\nglued: web-1ct-1"
 	spans := nameSpans(text, []string{"dev-ct-1-web-1", "web-1", "ct-1", "Not_DNS", ""}, nil)
-	want := "ns: xxxxxxxxxxxxxx\nct: xxxx\nweb: xxxxx\nupper: Web-1\nglued: xxxxxxxxx"
+	want := "ns: x\nct: x\nweb: x\nupper: Web-1\nglued: x" // every name here ends its line: masked by one 'x'
+	if got := applySpans("k: web-1: v", nameSpans("k: web-1: v", []string{"web-1"}, nil)); got != "k: xxxxx: v" {
+		t.Errorf("a name before a ':' on its line was masked as %q, want it masked by as many 'x's", got)
+	}
 	if got := applySpans(text, spans); got != want {
 		t.Errorf("masked = %q, want %q", got, want)
 	}
@@ -61,13 +65,89 @@ func TestNameSpansMaskEveryOccurrence(t *testing.T) {
 	}
 }
 
-// applySpans replaces every span of text by as many 'x's.
+// applySpans writes text with every span masked as hashMasked reads it: one 'x' for a shortenable
+// span, as many 'x's as it is long for any other.
 func applySpans(text string, spans []span) string {
-	b := []byte(text)
-	for _, s := range spans {
-		for i := s.from; i < s.to; i++ {
-			b[i] = 'x'
+	var b strings.Builder
+	at := 0
+	for i, s := range spans {
+		b.WriteString(text[at:s.from])
+		n := s.to - s.from
+		if i < 64 && shortenable(text, s.to) {
+			n = 1
+		}
+		b.WriteString(strings.Repeat("x", n))
+		at = s.to
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// A name is masked by one 'x' only where the rest of its line is more of the same scalar.
+func TestShortenable(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"name: NAME", true},
+		{"name: NAME\r\nnext: 1", true},
+		{"name: \"NAME\"  ", true},
+		{"url: https://example.com/NAME-gitops.git", true},
+		{"url: 'https://example.com/NAME_Gitops'", true},
+		{"# NAME", true},
+		{"NAME: value", false},          // a key: the ':' must come within 1024 characters of its start
+		{"name: NAME # comment", false}, // a comment's column
+		{"list: [NAME, other]", false},
+		{"map: {k: NAME}", false},
+		{"name: \"NAME\" tail", false},
+		{"name: \"NAME\"\"", false},
+		{"text: NAME\rkey: v", false}, // a lone CR ends the line for YAML
+		{"name: NAME\t", false},
+	} {
+		to := strings.Index(c.line, "NAME") + len("NAME")
+		if got := shortenable(c.line, to); got != c.want {
+			t.Errorf("shortenable(%q) = %v, want %v", c.line, got, c.want)
 		}
 	}
-	return string(b)
+}
+
+// yamlMaskSeeds are texts whose verdicts must survive masking: names of different lengths, names in
+// keys, flow collections, comments, block scalars, quoted scalars and a key near the 1024-character limit.
+var yamlMaskSeeds = []string{
+	"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: platform-config\n  namespace: dev-southeastasia-large-0029-search-0053-functional-test\ndata:\n  REGION: Southeast Asia\n",
+	"spec:\n  url: \"https://github.com/kalypso-fleet/billing-0005-gitops\"\n  ref:\n    branch: \"dev\"\n",
+	"- dev-ct-1\n- web-1: x\n  y: z\n",
+	"dev-ct-1\n  - a\n",
+	"key: dev-ct-1\n  - a\n",
+	"web-1: x\nct-1: y\n",
+	"a: [ct-1, web-1\n",
+	"text: |\n  web-1\n ct-1\n",
+	"name: web-1 # ct-1\n# dev-ct-1-web-1\n",
+	"name: 'web-1''s'\n",
+	strings.Repeat("k", 1015) + "ct-1-long: v\n",
+	"? dev-ct-1\n: web-1\n",
+	"---\nweb-1\n...\nct-1: 1\n",
+}
+
+// FuzzYAMLMaskKeepsVerdict checks the memo's premise: a text parses exactly when its masked text does,
+// and the memo's key is the hash of that masked text. Texts with anchors or directives bypass the memo.
+func FuzzYAMLMaskKeepsVerdict(f *testing.F) {
+	for _, s := range yamlMaskSeeds {
+		f.Add(s, "ct-1", "web-1")
+		f.Add(s, "dev-southeastasia-large-0029-search-0053-functional-test", "billing-0005")
+	}
+	f.Fuzz(func(t *testing.T, text, name1, name2 string) {
+		if strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%") {
+			return
+		}
+		spans := nameSpans(text, []string{name1, name2}, nil)
+		masked := applySpans(text, spans)
+		if hashMasked(text, spans) != hashMasked(masked, nil) {
+			t.Fatalf("the memo key of %q is not the hash of its masked text %q", text, masked)
+		}
+		if a, b := invalidYAML(text), invalidYAML(masked); (a == nil) != (b == nil) {
+			t.Fatalf("text %q: %v; masked %q: %v", text, a, masked, b)
+		}
+	})
 }

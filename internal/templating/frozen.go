@@ -4,6 +4,7 @@
 package templating
 
 import (
+	"math"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -28,6 +29,10 @@ type frozenEntry struct {
 	config map[string]interface{}
 	once   sync.Once
 	yaml   string
+	// size is valueSize of config, counted in full once: the argument guard of every function that
+	// takes the config (toYaml .ConfigData) walked the whole map by reflection on every call.
+	sizeOnce sync.Once
+	size     int
 }
 
 func mapIdentity(m map[string]interface{}) unsafe.Pointer {
@@ -57,15 +62,37 @@ func freeze(m map[string]interface{}) {
 	frozenConfigs.entries[id] = &frozenEntry{config: m}
 }
 
-// frozenYAML returns toYaml of v and true when v is a frozen map.
-func frozenYAML(v interface{}) (string, bool) {
+// frozenEntryOf returns the registry's entry for v when v is a frozen map, or nil.
+func frozenEntryOf(v interface{}) *frozenEntry {
 	m, ok := v.(map[string]interface{})
 	if !ok || m == nil {
-		return "", false
+		return nil
 	}
 	frozenConfigs.RLock()
 	e := frozenConfigs.entries[mapIdentity(m)]
 	frozenConfigs.RUnlock()
+	return e
+}
+
+// uncountedSize is a limit for valueSize that no value reaches: it counts the whole value. A value
+// nested too deeply still counts as more than any real limit (uncountedSize+1).
+const uncountedSize = math.MaxInt / 4
+
+// frozenSize returns valueSize(reflect.ValueOf(v), limit, 0) as its callers use it, and true, when v is
+// a frozen map: the full size, which is more than limit exactly when valueSize with that limit is (a
+// truncated count stops only once it is past its limit).
+func frozenSize(v interface{}) (int, bool) {
+	e := frozenEntryOf(v)
+	if e == nil {
+		return 0, false
+	}
+	e.sizeOnce.Do(func() { e.size = valueSize(reflect.ValueOf(e.config), uncountedSize, 0) })
+	return e.size, true
+}
+
+// frozenYAML returns toYaml of v and true when v is a frozen map.
+func frozenYAML(v interface{}) (string, bool) {
+	e := frozenEntryOf(v)
 	if e == nil {
 		return "", false
 	}

@@ -3,7 +3,11 @@
 
 package templating
 
-import "testing"
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
 
 func TestToYAMLOfFrozenConfig(t *testing.T) {
 	t.Parallel()
@@ -53,5 +57,43 @@ func TestFrozenRegistryIsBounded(t *testing.T) { //nolint:paralleltest // it fil
 	frozenConfigs.RUnlock()
 	if n > frozenLimit {
 		t.Errorf("registry holds %d entries, limit %d", n, frozenLimit)
+	}
+}
+
+// The argument guard counts a frozen config's size once (frozenSize); a config over the output limit, or
+// nested too deeply, must still be refused every time, and the count must be valueSize's.
+func TestFrozenConfigArgumentsStayWithinLimits(t *testing.T) {
+	t.Parallel()
+	e := NewEngine()
+	big := map[string]interface{}{"v": strings.Repeat("x", 4096)}
+	deep := map[string]interface{}{}
+	for i, at := 0, deep; i <= maxValueDepth; i++ {
+		next := map[string]interface{}{}
+		at["k"] = next
+		at = next
+	}
+	small := map[string]interface{}{"region": "west", "list": []interface{}{"a", 1}}
+	for _, c := range []struct {
+		name   string
+		config map[string]interface{}
+		refuse bool
+	}{{"over the limit", big, true}, {"nested too deeply", deep, true}, {"small", small, false}} {
+		for round := 0; round < 2; round++ { // the second round reads the memoized size
+			_, err := e.ExecuteLimited(`{{ toYaml .ConfigData }}`, &Data{ConfigData: c.config, ConfigFrozen: true}, Limits{MaxOutput: 1024})
+			le, limited := AsLimitError(err)
+			if c.refuse && (!limited || le.Kind != LimitOutput || !strings.Contains(err.Error(), "the arguments of toYaml are larger")) {
+				t.Errorf("%s, round %d: err = %v, want the argument guard's output limit error", c.name, round, err)
+			}
+			if !c.refuse && err != nil {
+				t.Errorf("%s, round %d: %v", c.name, round, err)
+			}
+		}
+	}
+	n, ok := frozenSize(small)
+	if want := valueSize(reflect.ValueOf(small), uncountedSize, 0); !ok || n != want {
+		t.Errorf("frozenSize(small) = %d, %v; want %d, true", n, ok, want)
+	}
+	if _, ok := frozenSize(map[string]interface{}{"not": "frozen"}); ok {
+		t.Errorf("frozenSize of an unfrozen map reported a size")
 	}
 }

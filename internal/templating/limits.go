@@ -164,6 +164,8 @@ func (s *execState) guardInterfaces(name string, args ...interface{}) error {
 	for _, a := range args {
 		if str, ok := a.(string); ok {
 			total += 2 + len(str)
+		} else if n, ok := frozenSize(a); ok {
+			total += n
 		} else {
 			total += valueSize(reflect.ValueOf(a), s.max-total, 0)
 		}

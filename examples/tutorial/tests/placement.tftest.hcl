@@ -115,20 +115,18 @@ override_resource {
 }
 
 # Upstream's arc-flux template writes Flux's v1beta2 GitRepository and Kustomization, which current Flux
-# no longer serves: every render warns about both manifests of that Template, so the check blocks in
-# checks.tf fail (a warning, under test an expected failure) wherever an arc-flux cluster type has an
-# assignment. README.md says what to change. The other warnings are what each run asserts.
+# no longer serves: every render warns about both manifests of that Template wherever an arc-flux cluster
+# type has an assignment. README.md says what to change. The runs assert on the function's `warnings`,
+# the same warnings the GitOps commits (not planned here) show in a real plan.
 
-# Stage 1: hello-world-app's Dev targets exist, but no policy places them yet. The render warns, and
-# the check block in checks.tf shows that warning in the plan (under test: an expected failure).
+# Stage 1: hello-world-app's Dev targets exist, but no policy places them yet, and the render warns.
 run "stage_1_dev_targets_are_unscheduled_and_warned" {
   command = plan
   variables { stage = 1 }
-  expect_failures = [check.dev_render]
 
   assert {
-    condition     = output.dev_unscheduled == tolist(["hello-world-app-functional-test", "hello-world-app-performance-test"])
-    error_message = "unscheduled at stage 1: ${jsonencode(output.dev_unscheduled)}"
+    condition     = local.dev.unscheduled_deployment_targets == tolist(["hello-world-app-functional-test", "hello-world-app-performance-test"])
+    error_message = "unscheduled at stage 1: ${jsonencode(local.dev.unscheduled_deployment_targets)}"
   }
   assert {
     condition     = length([for w in local.dev.warnings : w if !strcontains(w, "API version not served")]) == 1 && anytrue([for w in local.dev.warnings : strcontains(w, "Unscheduled deployment targets")])
@@ -139,7 +137,6 @@ run "stage_1_dev_targets_are_unscheduled_and_warned" {
 run "upstream_flux_templates_are_flagged_for_current_flux" {
   command = plan
   variables { stage = 5 }
-  expect_failures = [check.dev_render, check.stage_render]
 
   assert {
     condition = toset([for w in local.dev.warnings : regex("of apiVersion ([^ ,]+)", w)[0] if strcontains(w, "API version not served")]) == toset([
@@ -152,7 +149,6 @@ run "upstream_flux_templates_are_flagged_for_current_flux" {
 run "functional_test_lands_only_on_restricted_edge_cluster_types" {
   command = plan
   variables { stage = 2 }
-  expect_failures = [check.dev_render]
 
   assert {
     condition = length([
@@ -174,7 +170,6 @@ run "functional_test_lands_only_on_restricted_edge_cluster_types" {
 run "performance_test_lands_only_on_large_cluster_types" {
   command = plan
   variables { stage = 2 }
-  expect_failures = [check.dev_render]
 
   assert {
     condition = toset([
@@ -187,11 +182,10 @@ run "performance_test_lands_only_on_large_cluster_types" {
 run "no_deployment_target_is_unscheduled" {
   command = plan
   variables { stage = 5 }
-  expect_failures = [check.dev_render, check.stage_render]
 
   assert {
-    condition     = length(output.dev_unscheduled) == 0 && length(local.stage.unscheduled_deployment_targets) == 0
-    error_message = "unscheduled: dev ${jsonencode(output.dev_unscheduled)}, stage ${jsonencode(local.stage.unscheduled_deployment_targets)}"
+    condition     = length(local.dev.unscheduled_deployment_targets) == 0 && length(local.stage.unscheduled_deployment_targets) == 0
+    error_message = "unscheduled: dev ${jsonencode(local.dev.unscheduled_deployment_targets)}, stage ${jsonencode(local.stage.unscheduled_deployment_targets)}"
   }
   assert {
     condition     = alltrue([for w in concat(local.dev.warnings, local.stage.warnings) : strcontains(w, "API version not served")])
@@ -202,7 +196,6 @@ run "no_deployment_target_is_unscheduled" {
 run "stage_gets_the_uat_targets_on_every_cluster_type" {
   command = plan
   variables { stage = 5 }
-  expect_failures = [check.dev_render, check.stage_render]
 
   assert {
     condition = toset(keys(output.stage_assignments)) == toset([
