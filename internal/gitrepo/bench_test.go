@@ -260,17 +260,33 @@ func BenchmarkTreeStore260k(b *testing.B) {
 			b.Fatal(err)
 		}
 		putSmall := time.Since(start)
-		start = time.Now()
+		start, cpu := time.Now(), proccpu.Seconds()
 		if _, err := gitrepo.NewTreeStore(dir).Tree(changed.ID()); err != nil {
 			b.Fatal(err)
 		}
-		load := time.Since(start)
+		load, loadCPU := time.Since(start), proccpu.Seconds()-cpu
 		b.ReportMetric(put.Seconds(), "put-s")
 		b.ReportMetric(putSmall.Seconds(), "put-small-s")
 		b.ReportMetric(load.Seconds(), "load-s")
+		b.ReportMetric(loadCPU, "load-cpu-s")
 		b.ReportMetric(float64(dirSize(b, dir))/(1<<20), "store-MiB")
 	}
 }
 
 // treeStoreCTs is 300 (the 86k fleet); a profile of BenchmarkTreeStore260k may lower it.
 var treeStoreCTs = 300
+
+// BenchmarkNewTreeFromFiles260k measures what a plan pays to turn the render's 261k files (the 86k
+// fleet's shape) into the desired tree: hashing every blob, the directories and the tree objects.
+// Run: go test ./internal/gitrepo -run '^$' -bench NewTreeFromFiles260k -benchtime 3x
+func BenchmarkNewTreeFromFiles260k(b *testing.B) {
+	files := fleetFiles(300, 290)
+	b.ResetTimer()
+	cpu := proccpu.Seconds()
+	for i := 0; i < b.N; i++ {
+		if _, err := gitrepo.NewTreeFromFiles(files); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((proccpu.Seconds()-cpu)/float64(b.N), "cpu_s/op")
+}

@@ -149,3 +149,6 @@ func CompareFiles(desired, actual map[string][]byte) Changes {
 	sort.Strings(ch.Removed)
 	return ch
 }
+
+// CheckGitComponentFully is CheckGitComponent without its fast path for ordinary ASCII names.
+var CheckGitComponentFully = checkGitComponent

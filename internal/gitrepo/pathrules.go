@@ -69,6 +69,30 @@ func ntfsName(component, long string, shorts ...string) bool {
 // CheckGitComponent refuses a path component that Git on some platform reads as .git or .gitmodules, or
 // that is not valid UTF-8 (git and GitHub show such names mangled, and HFS+ and NTFS refuse them).
 func CheckGitComponent(s string) error {
+	if ordinaryASCII(s) {
+		return nil
+	}
+	return checkGitComponent(s)
+}
+
+// ordinaryASCII reports a component that no rule of checkGitComponent can refuse, without the allocations
+// of its folding (a plan checks every component of 260k files at the 86k fleet): valid UTF-8 as ASCII, and
+// not starting with '.' or 'g'/'G'. Every name refused starts with one of those once the HFS+ ignorable code
+// points are dropped, and those are all outside ASCII; NTFS's trimming and stream cut change only the end.
+func ordinaryASCII(s string) bool {
+	if s == "" || s[0] == '.' || s[0] == 'g' || s[0] == 'G' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// checkGitComponent is CheckGitComponent without its fast path.
+func checkGitComponent(s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("has a segment %q that is not valid UTF-8", s)
 	}

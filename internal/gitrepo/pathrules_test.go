@@ -148,3 +148,29 @@ func TestApply_CommitHeaderInjectionWritesNothing(t *testing.T) {
 	}
 	gitserver.Git(t, "", nil, "--git-dir", repo, "fsck", "--full", "--strict")
 }
+
+// TestCheckGitComponentFastPathAgrees: the fast path for ordinary ASCII names decides every name as the
+// full rules do. It tries every name of up to four characters from an alphabet of the characters the
+// rules look at, and the names of the lists above.
+func TestCheckGitComponentFastPathAgrees(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{".", "g", "G", "i", "I", "t", "~", "1", " ", ":", "m", "a", "7", "\u200c"}
+	names := append(append(append([]string{""}, dotGitNames...), dotGitmodulesNames...), nearMisses...)
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		names = append(names, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(prefix+c, n-1)
+		}
+	}
+	grow("", 4)
+	for _, n := range names {
+		fast, full := gitrepo.CheckGitComponent(n), gitrepo.CheckGitComponentFully(n)
+		if (fast == nil) != (full == nil) {
+			t.Errorf("%q: fast path %v, full rules %v", n, fast, full)
+		}
+	}
+}

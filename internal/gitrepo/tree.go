@@ -45,7 +45,7 @@ func ValidateFileName(name string) error {
 	if strings.HasPrefix(name, "/") {
 		return withClass(ErrInvalidInput, fmt.Errorf("file name %q must be relative", name))
 	}
-	if _, err := splitSegments(name); err != nil {
+	if err := checkSegments(name); err != nil {
 		return withClass(ErrInvalidInput, fmt.Errorf("file name %q: %v", name, err))
 	}
 	return nil
@@ -55,29 +55,44 @@ func ValidateFileName(name string) error {
 const maxSegment = 255
 
 func splitSegments(p string) ([]string, error) {
-	if strings.ContainsRune(p, 0) {
-		return nil, errors.New("contains a NUL byte")
+	if err := checkSegments(p); err != nil {
+		return nil, err
 	}
-	if strings.Contains(p, "\\") {
-		return nil, errors.New("contains a backslash; use forward slashes")
+	return strings.Split(p, "/"), nil
+}
+
+// checkSegments applies the path rules to every segment of p without splitting it (ValidateFileName runs
+// once per file of a render).
+func checkSegments(p string) error {
+	if strings.IndexByte(p, 0) >= 0 {
+		return errors.New("contains a NUL byte")
 	}
-	segs := strings.Split(p, "/")
-	for _, s := range segs {
-		switch {
-		case s == "":
-			return nil, errors.New("contains an empty segment (// or a trailing slash)")
-		case s == "." || s == "..":
-			return nil, fmt.Errorf("contains a %q segment", s)
-		case strings.EqualFold(s, ".git"):
-			return nil, errors.New("contains a .git segment")
-		case len(s) > maxSegment:
-			return nil, fmt.Errorf("has a segment of %d bytes; file systems store at most %d, so no cluster could check it out", len(s), maxSegment)
+	if strings.IndexByte(p, '\\') >= 0 {
+		return errors.New("contains a backslash; use forward slashes")
+	}
+	for rest, more := p, true; more; {
+		var s string
+		s, rest, more = strings.Cut(rest, "/")
+		if err := checkSegment(s); err != nil {
+			return err
 		}
-		if err := CheckGitComponent(s); err != nil {
-			return nil, err
-		}
 	}
-	return segs, nil
+	return nil
+}
+
+// checkSegment applies the path rules to one segment (a name without a slash).
+func checkSegment(s string) error {
+	switch {
+	case s == "":
+		return errors.New("contains an empty segment (// or a trailing slash)")
+	case s == "." || s == "..":
+		return fmt.Errorf("contains a %q segment", s)
+	case strings.EqualFold(s, ".git"):
+		return errors.New("contains a .git segment")
+	case len(s) > maxSegment:
+		return fmt.Errorf("has a segment of %d bytes; file systems store at most %d, so no cluster could check it out", len(s), maxSegment)
+	}
+	return CheckGitComponent(s)
 }
 
 func isDotEntry(name string) bool { return strings.HasPrefix(name, ".") }
