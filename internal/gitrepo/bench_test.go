@@ -113,7 +113,8 @@ func BenchmarkRefreshRead20k(b *testing.B) {
 // fleetFiles returns a desired tree shaped like one environment of the 86k fleetgen preset: cts
 // cluster-type directories of perCT deployment-target directories holding three small manifests each
 // (3*cts*perCT blobs, cts*perCT + cts + 1 trees).
-func fleetFiles(cts, perCT int) map[string][]byte {
+func fleetFiles(cts int) map[string][]byte {
+	const perCT = 290 // targets per cluster type, as the 86k fleet
 	files := make(map[string][]byte, 3*cts*perCT)
 	for c := 0; c < cts; c++ {
 		for t := 0; t < perCT; t++ {
@@ -132,7 +133,7 @@ func fleetFiles(cts, perCT int) map[string][]byte {
 // http-backend. The push_s metric is the push alone.
 // Run: go test ./internal/gitrepo -run '^$' -bench FirstApply350k -benchtime 1x -count 3
 func BenchmarkFirstApply350k(b *testing.B) {
-	files := fleetFiles(300, 290)
+	files := fleetFiles(300)
 	root := b.TempDir()
 	srv := gitserver.Start(b, root, gitserver.Options{Token: "t"})
 	for _, tc := range []struct {
@@ -193,7 +194,7 @@ func BenchmarkFirstApply350k(b *testing.B) {
 // blobs, 87k trees) as one pack with its index into a bare repository, once they are staged.
 // Run: go test ./internal/gitrepo -run '^$' -bench WritePack350k -benchtime 1x -count 3
 func BenchmarkWritePack350k(b *testing.B) {
-	files := fleetFiles(300, 290)
+	files := fleetFiles(300)
 	var cpu float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -238,7 +239,7 @@ func dirSize(b *testing.B, dir string) int64 {
 // targets × 3 files, as the 86k fleet) costs a plan (Put into an empty store, then Put of the same tree
 // changed in one file, as a plan of a small change), and what loading it costs the apply (Load).
 func BenchmarkTreeStore260k(b *testing.B) {
-	files := fleetFiles(treeStoreCTs, 290)
+	files := fleetFiles(treeStoreCTs)
 	t, err := gitrepo.NewTreeFromFiles(files)
 	if err != nil {
 		b.Fatal(err)
@@ -280,7 +281,7 @@ var treeStoreCTs = 300
 // fleet's shape) into the desired tree: hashing every blob, the directories and the tree objects.
 // Run: go test ./internal/gitrepo -run '^$' -bench NewTreeFromFiles260k -benchtime 3x
 func BenchmarkNewTreeFromFiles260k(b *testing.B) {
-	files := fleetFiles(300, 290)
+	files := fleetFiles(300)
 	b.ResetTimer()
 	cpu := proccpu.Seconds()
 	for i := 0; i < b.N; i++ {
