@@ -465,7 +465,7 @@ deliver() {
   local c="$id-change-plan $id-change-apply" split
   # Phases inside the provider's calls, then what is left of its ModifyPlan and apply (the render key,
   # claims), then what lies outside them (terraform, the framework's conversions, start-up, state).
-  split=$(echo "$total $(phase_s "branch refreshed" $c) $(phase_s render $c) $(phase_s "desired tree kept in the local render store" $c) $(phase_s "desired tree loaded from the local render store" $c) $(phase_s "changes planned against the branch" $c) $(phase_s delivered $c) $(phase_s "git push" $c) $(phase_s "plan modified" $c) $(phase_s applied $c)" |
+  split=$(echo "$total $(phase_s "branch refreshed" $c) $(phase_s render $c) $(phase_s "desired tree kept in the local render store" $c) $(phase_s "desired tree loaded from the local render store instead of rendering" $c) $(phase_s "changes planned against the branch" $c) $(phase_s delivered $c) $(phase_s "git push" $c) $(phase_s "plan modified" $c) $(phase_s applied $c)" |
     awk '{t = $1; r = $2; rn = $3; k = $4; l = $5; d = $6; dl = $7; p = $8; pm = $9; ap = $10
       inside = pm + ap - rn - k - l - d - dl; if (inside < 0) inside = 0
       outside = (t == "-") ? "-" : sprintf("%.2f", t - r - pm - ap)
