@@ -64,9 +64,10 @@ type Diagnostic struct {
 	Name     string
 	// Field is the path inside the object, for example `spec.reconciler`.
 	Field string
-	// Option names the render option that would turn this error into a warning (for example
-	// "config_validation"). The entry point that has such an attribute suggests it; one that has none
-	// (the provider function) does not.
+	// Option names the render option that would let the render pass: "config_validation" turns this
+	// error into a warning, a limit ("render_timeout", ...) raised lets the render go on. Each entry
+	// point suggests it under the name and in the place it has there (a provider attribute, an option of
+	// the function), or not at all when it has none (the function has no config_validation).
 	Option string
 }
 

@@ -145,6 +145,9 @@ func renderFuncError(errs model.Diagnostics) *function.FuncError {
 			b.WriteString(": ")
 		}
 		b.WriteString(d.Detail)
+		if where, ok := limitSuggestion(d.Option, true); ok { // config_validation is no option here: not suggested
+			b.WriteString(where)
+		}
 	}
 	if errs[0].Source.Input >= 0 || errs[0].Kind != "" {
 		return function.NewArgumentFuncError(1, b.String())

@@ -96,21 +96,23 @@ data "kalypso_environment_render" "this" {
 		// Issue 14: templates bounded, no document dropped, no file read.
 		{"render: range 9e9 stops at template_timeout", "provider \"kalypso\" {\n  template_timeout = \"300ms\"\n}\n" +
 			render2(av+"kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range 9000000000 }}{{ end }}'\n"),
-			[]string{"Error: Render limit exceeded", `Field: spec.reconciler`, `Template "arc-flux"`, `ran longer than 300ms`, "raise `template_timeout`"}},
+			[]string{"Error: Render limit exceeded", `Field: spec.reconciler`, `Template "arc-flux"`, `ran longer than 300ms`, "raise the `template_timeout` limit",
+				"Raise it with `template_timeout` in the provider block, or with KALYPSO_TEMPLATE_TIMEOUT"}},
 		{"render: until 3e9 refused before it allocates", render2(av + "kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range until 3000000000 }}{{ end }}'\n"),
-			[]string{"Error: Render limit exceeded", `until would build a value`, "raise `template_max_output_bytes`"}},
+			[]string{"Error: Render limit exceeded", `until would build a value`, "raise the `template_max_output_bytes` limit"}},
 		{"render: repeat 1e8 refused", "provider \"kalypso\" {\n  template_max_output_bytes = 1000000\n}\n" +
 			render2(av+"kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ repeat 100000000 \"x\" }}'\n"),
 			[]string{"Error: Render limit exceeded", `repeat would build`, `(now 1000000 bytes)`}},
 		{"function: range 9e9 stops at the template_timeout option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s, %s], { template_timeout = \"300ms\" }).content_hash\n}\n",
 			hclString(badInputBase+"---\n"+allPolicy), hclString(av+"kind: Template\nmetadata:\n  name: arc-flux\nspec:\n  type: reconciler\n  manifests:\n    - '{{ range 9000000000 }}{{ end }}'\n")),
-			[]string{"Render limit exceeded", `ran longer than 300ms`}},
+			[]string{"Render limit exceeded", `ran longer than 300ms`,
+				"Raise it in the function's options argument, environment_render(environment, manifests, { template_timeout = ... }), or with KALYPSO_TEMPLATE_TIMEOUT"}},
 		{"function: invalid limit option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s], { template_timeout = \"soon\" }).content_hash\n}\n", hclString(badInputBase)),
 			[]string{`"soon" is not a positive Go duration`}},
 		// Issue 24: a config schema nested thousands deep is refused before it is compiled.
 		{"render: ConfigSchema nested 5000 deep", render2(av + "kind: ConfigSchema\nmetadata:\n  name: deep\nspec:\n  schema: '" +
 			strings.Repeat(`{"properties":{"a":`, 2500) + "{}" + strings.Repeat("}}", 2500) + "'\n"),
-			[]string{"Error: Render limit exceeded", `ConfigSchema "deep" (a platform schema): the schema nests objects and arrays more than 128 levels deep`, "raise `config_schema_max_depth`"}},
+			[]string{"Error: Render limit exceeded", `ConfigSchema "deep" (a platform schema): the schema nests objects and arrays more than 128 levels deep`, "raise the `config_schema_max_depth` limit"}},
 		{"function: ConfigSchema over the config_schema_max_bytes option", fmt.Sprintf("output \"x\" {\n  value = provider::kalypso::environment_render(\"dev\", [%s, %s], { config_schema_max_bytes = 100 }).content_hash\n}\n",
 			hclString(badInputBase+"---\n"+allPolicy), hclString(av+"kind: ConfigSchema\nmetadata:\n  name: wide\nspec:\n  schema: '{\"type\":\"object\",\"description\":\""+strings.Repeat("x", 200)+"\"}'\n")),
 			[]string{"Render limit exceeded", `ConfigSchema "wide" (a platform schema): the schema is 234 bytes, more than the limit of 100`}},

@@ -151,3 +151,20 @@ func configuredLimits(cfg KalypsoProviderModel) map[string]string {
 	num(render.AttrSchemaMaxBytes, cfg.ConfigSchemaMaxBytes)
 	return out
 }
+
+// limitSuggestion says where to raise the limit a diagnostic names (model.Diagnostic.Option) at the
+// entry point that reports it: the provider block for the data source and kalypso_gitops_commit, the
+// options argument for the function, which cannot read the provider's configuration. ok is false when
+// option is no limit.
+func limitSuggestion(option string, inFunction bool) (text string, ok bool) {
+	for _, l := range renderLimitSettings {
+		if l.attr != option {
+			continue
+		}
+		if inFunction {
+			return fmt.Sprintf(". Raise it in the function's options argument, environment_render(environment, manifests, { %s = ... }), or with %s", l.attr, l.env), true
+		}
+		return fmt.Sprintf(". Raise it with `%s` in the provider block, or with %s", l.attr, l.env), true
+	}
+	return "", false
+}

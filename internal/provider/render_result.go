@@ -128,13 +128,17 @@ func manifestStrings(list []types.String) (manifests []string, known bool) {
 
 // engineDiagnostics turns engine diagnostics into framework diagnostics, pointing at manifests[i] where known.
 // options maps the render options the caller has (model.Diagnostic.Option) to their attribute names: an
-// error that one of them would turn into a warning suggests it; a caller without it suggests nothing.
+// error that one of them would turn into a warning suggests it; a caller without it suggests nothing. A
+// render limit is suggested in the provider block, where the data source and kalypso_gitops_commit read it.
 func engineDiagnostics(ds model.Diagnostics, manifestsPath path.Path, options map[string]string) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, d := range ds {
 		detail, summary := describeDiagnostic(d), diagnosticSummary(d)
 		if attr, ok := options[d.Option]; ok && d.Option == render.OptionConfigValidation && d.Severity == model.SeverityError {
 			detail += fmt.Sprintf(". Or set %s = %q to skip the assignments it rejects and render the others", attr, render.ConfigValidationWarn)
+		}
+		if where, ok := limitSuggestion(d.Option, false); ok {
+			detail += where
 		}
 		switch {
 		case d.Source.Input >= 0 && d.Severity == model.SeverityWarning:

@@ -74,3 +74,27 @@ func TestRenderFuncError_SchemaViolationSuggestsNoMissingAttribute(t *testing.T)
 		t.Errorf("function error (argument %v):\n%s\nwant:\n%s", got.FunctionArgument, got.Text, want)
 	}
 }
+
+// A render past a limit suggests raising it where the entry point reads it, and names nothing the entry
+// point lacks: the provider block for the data source and kalypso_gitops_commit, the options argument for
+// the function (which cannot read the provider's configuration).
+func TestLimitSuggestion_NamesWhereTheEntryPointReadsTheLimit(t *testing.T) {
+	t.Parallel()
+	_, ds := render.NewEngine().Render("dev", []string{badInputBase + "---\n" + allPolicy}, render.Options{MaxOutput: 10})
+	errs := ds.Errors()
+	if len(errs) != 1 || errs[0].Option != render.AttrMaxOutput {
+		t.Fatalf("want one error about %s, got %v", render.AttrMaxOutput, errs)
+	}
+	resource := engineDiagnostics(errs, path.Root("manifests"), map[string]string{render.OptionConfigValidation: "config_validation"})
+	if len(resource) != 1 || !strings.HasSuffix(resource[0].Detail(),
+		"raise the `render_max_output_bytes` limit if the fleet really is that large. Raise it with `render_max_output_bytes` in the provider block, or with KALYPSO_RENDER_MAX_OUTPUT_BYTES") ||
+		strings.Contains(resource[0].Detail(), "environment_render") {
+		t.Errorf("data source and resource: %v", resource)
+	}
+	function := renderFuncError(errs)
+	if !strings.HasSuffix(function.Text, "raise the `render_max_output_bytes` limit if the fleet really is that large. Raise it in the function's options argument, "+
+		"environment_render(environment, manifests, { render_max_output_bytes = ... }), or with KALYPSO_RENDER_MAX_OUTPUT_BYTES") ||
+		strings.Contains(function.Text, "provider") {
+		t.Errorf("function: %s", function.Text)
+	}
+}

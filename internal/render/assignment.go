@@ -104,6 +104,7 @@ func (j *assignmentJob) stopDiagnostic() (model.Diagnostic, bool) {
 	}
 	{
 		return model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
+			Option: AttrRenderTimeout,
 			Detail: fmt.Sprintf("the render of environment %q took longer than %s; %s if the fleet really needs longer", j.environment, j.timeout, raise(AttrRenderTimeout))}, true
 	}
 }
@@ -125,9 +126,11 @@ func (j *assignmentJob) stopWith(d model.Diagnostic) {
 	j.cancel()
 }
 
-// raise says where a limit is set.
+// raise names the limit to raise. Where it is set differs by entry point (a provider attribute for the
+// data source and kalypso_gitops_commit, an option of the function, which cannot read the provider's
+// configuration), so the diagnostic's Option names the limit and the entry point says where.
 func raise(attr string) string {
-	return fmt.Sprintf("raise `%s` (a provider attribute; an option of provider::kalypso::environment_render)", attr)
+	return fmt.Sprintf("raise the `%s` limit", attr)
 }
 
 // limitDiagnostic turns a template's limit error into a diagnostic naming the template, the deployment
@@ -148,8 +151,10 @@ func (j *assignmentJob) limitDiagnostic(le *templating.LimitError, base model.Di
 			return model.Diagnostic{}, false // the whole render's deadline: reported once
 		}
 		base.Detail = fmt.Sprintf("%s ran longer than %s: %s. Fix the template or value; if it really needs longer, %s", what, j.tmplTimeout, le.Detail, raise(AttrTemplateTimeout))
+		base.Option = AttrTemplateTimeout
 	default:
 		base.Detail = fmt.Sprintf("%s: %s. Fix the template or value; if it really needs more, %s (now %d bytes)", what, le.Detail, raise(AttrMaxTemplateOutput), j.tmplMax)
+		base.Option = AttrMaxTemplateOutput
 	}
 	base.Summary = SummaryRenderLimit
 	return base, true
@@ -337,6 +342,7 @@ func (s *assignmentRender) schemaLimit(schemaName, platform string, le *platform
 		d.Kind, d.Name, d.Source = model.KindWorkload, s.t.Workload, s.job.set.Source(model.KindWorkload, s.t.Workload)
 	}
 	d.Detail = fmt.Sprintf("%s: %v, so it was not compiled. Simplify the schema; if it really needs more, %s (now %s)", who, le, raise(attr), now)
+	d.Option = attr
 	return d
 }
 
@@ -523,7 +529,7 @@ func (s *assignmentRender) execute(use templateUse, tmpl *model.Template, data *
 // it stops the whole render and returns false.
 func (j *assignmentJob) countOutput(content, folder, file string) bool {
 	if total := j.written.Add(int64(len(content))); total > j.maxOutput {
-		j.stopWith(model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource,
+		j.stopWith(model.Diagnostic{Severity: model.SeverityError, Summary: SummaryRenderLimit, Source: model.NoSource, Option: AttrMaxOutput,
 			Detail: fmt.Sprintf("the rendered tree of environment %q grew past %d bytes (at %s/%s); %s if the fleet really is that large",
 				j.environment, j.maxOutput, folder, file, raise(AttrMaxOutput))})
 		return false

@@ -204,26 +204,26 @@ func TestHostileInputCatalogue_RenderLimits(t *testing.T) {
 		detail  []string
 	}{
 		{"range over 9e9 with an empty body", docs("{{ range 9000000000 }}{{ end }}", ""), lim, SummaryRenderLimit, "spec.reconciler",
-			[]string{`Template "rec" (deployment target "app-t" of Workload "app" on cluster type "large") ran longer than 300ms`, "raise `template_timeout`"}},
+			[]string{`Template "rec" (deployment target "app-t" of Workload "app" on cluster type "large") ran longer than 300ms`, "raise the `template_timeout` limit"}},
 		{"range until 3e9", docs("{{ range until 3000000000 }}{{ end }}", ""), lim, SummaryRenderLimit, "spec.reconciler",
-			[]string{"until would build a value of about 48000000000 bytes", "raise `template_max_output_bytes` (a provider attribute; an option of provider::kalypso::environment_render) (now 1048576 bytes)", "manifests[0]"}},
+			[]string{"until would build a value of about 48000000000 bytes", "raise the `template_max_output_bytes` limit (now 1048576 bytes)", "manifests[0]"}},
 		{"repeat 1e8", docs(`{{ repeat 100000000 "x" }}`, ""), lim, SummaryRenderLimit, "spec.reconciler",
 			[]string{"repeat would build", `Template "rec"`}},
 		{"the Workload's manifests.path, with the built-in templates", builtin(docs("x", hostilePath)), lim, SummaryRenderLimit, "spec.reconciler",
-			[]string{`Template "arc-flux" (deployment target "app-t" of Workload "app" on cluster type "large"), in text it inserted and re-rendered (render 2`, "raise `template_timeout`"}},
+			[]string{`Template "arc-flux" (deployment target "app-t" of Workload "app" on cluster type "large"), in text it inserted and re-rendered (render 2`, "raise the `template_timeout` limit"}},
 		{"a tree larger than the render budget", docs(`{{ repeat 1000 "x" }}`, ""), Options{MaxOutput: 500}, SummaryRenderLimit, "",
-			[]string{`grew past 500 bytes`, "raise `render_max_output_bytes`"}},
+			[]string{`grew past 500 bytes`, "raise the `render_max_output_bytes` limit"}},
 		{"the whole render's deadline", docs("{{ range 9000000000 }}{{ end }}", ""), Options{Timeout: 300 * time.Millisecond}, SummaryRenderLimit, "",
-			[]string{`took longer than 300ms`, "raise `render_timeout`"}},
+			[]string{`took longer than 300ms`, "raise the `render_timeout` limit"}},
 		// A schema nested 5,000 deep took minutes and 600 MB to compile, outside every limit.
 		{"a Workload's config schema nested 5000 deep", docs("x", workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev", schemas: []string{deepSchema(2500)}})), Options{}, SummaryRenderLimit, "",
 			[]string{`deployment target "app-t" on cluster type "large": configSchemas[0] of deployment target "app-t", from Workload "app" (an application team's schema): ` +
 				"the schema nests objects and arrays more than 128 levels deep (the limit), so it was not compiled. Simplify the schema; if it really needs more, " +
-				"raise `config_schema_max_depth` (a provider attribute; an option of provider::kalypso::environment_render) (now 128 levels)"}},
+				"raise the `config_schema_max_depth` limit (now 128 levels)"}},
 		{"a platform ConfigSchema over the size limit", append(docs("x", ""), configSchemaDoc("big", nil, `{"type":"object","description":"`+strings.Repeat("x", 2000)+`"}`)),
 			Options{SchemaMaxBytes: 1000}, SummaryRenderLimit, "",
 			[]string{`ConfigSchema "big" (a platform schema): the schema is 2034 bytes, more than the limit of 1000, so it was not compiled`,
-				"raise `config_schema_max_bytes`", "(now 1000 bytes)"}},
+				"raise the `config_schema_max_bytes` limit", "(now 1000 bytes)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
