@@ -28,10 +28,10 @@ for entry in "${targets[@]}"; do
   # worker is mid-input on a loaded machine; that failure saves no input. Retry once in that case only:
   # a real crash or hang writes its input under testdata/fuzz and fails at once.
   corpus="${pkg#./}/testdata/fuzz/${name}"
-  before=$(ls "$corpus" 2>/dev/null | wc -l)
+  before=$({ ls "$corpus" 2>/dev/null || true; } | wc -l)
   log=$(mktemp)
   if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="${secs}s" "$pkg" 2>&1 | tee "$log"; then
-    after=$(ls "$corpus" 2>/dev/null | wc -l)
+    after=$({ ls "$corpus" 2>/dev/null || true; } | wc -l)
     if grep -q 'context deadline exceeded' "$log" && [ "$before" -eq "$after" ]; then
       echo "== ${name}: coordinator deadline without a failing input; retrying once"
       go test -run='^$' -fuzz="^${name}\$" -fuzztime="${secs}s" "$pkg"

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
@@ -165,9 +166,19 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 		return nil, diags
 	}
 	layoutTree(res, assignments, rendered)
-	res.ContentHash = ContentHash(res.Files)
-	if d, ok := treeSizeWarning(res, assignments); ok {
-		diags = append(diags, d)
+	// Both only read the tree, and at 86k assignments each walks 258k files on one core (sorting the paths,
+	// summing the sizes by workload): side by side they take the time of the longer.
+	var sizeWarning model.Diagnostic
+	var tooLarge bool
+	parallel.For(2, opts.Parallelism, func(i int) {
+		if i == 0 {
+			res.ContentHash = ContentHash(res.Files)
+		} else {
+			sizeWarning, tooLarge = treeSizeWarning(res, assignments)
+		}
+	})
+	if tooLarge {
+		diags = append(diags, sizeWarning)
 	}
 	return res, diags
 }
