@@ -152,3 +152,6 @@ func CompareFiles(desired, actual map[string][]byte) Changes {
 
 // CheckGitComponentFully is CheckGitComponent without its fast path for ordinary ASCII names.
 var CheckGitComponentFully = checkGitComponent
+
+// InflateStored is the store's decoder of uncompressed zlib streams.
+var InflateStored = inflateStored

@@ -6,11 +6,14 @@ package gitrepo
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -18,7 +21,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 )
 
 // Terraform plans and applies in separate provider processes: `terraform plan -out` in one, the apply of
@@ -47,7 +51,7 @@ type TreeStore struct {
 
 	mu    sync.Mutex
 	packs map[string]*storePack // by pack name; nil until listed
-	zr    io.ReadCloser         // a zlib reader, reused through Reset (zlib's readers implement zlib.Resetter)
+	inf   inflater              // the reader state of read
 }
 
 // storePack is one pack of the store with its index.
@@ -107,30 +111,73 @@ func (ts *TreeStore) reset(remove bool) error {
 
 // find returns the pack that holds h, or nil. ts.mu must be held, the packs listed.
 func (ts *TreeStore) find(h plumbing.Hash) *storePack {
+	p, _ := ts.locate(h)
+	return p
+}
+
+// locate returns the pack that holds h and the offset of its entry, or nil. ts.mu must be held, the
+// packs listed; goroutines of one Tree call share it (it only reads).
+func (ts *TreeStore) locate(h plumbing.Hash) (*storePack, int64) {
 	for _, p := range ts.packs {
-		if ok, _ := p.idx.Contains(h); ok {
-			return p
+		if off, ok := idxOffset(p.idx, h); ok {
+			return p, off
 		}
 	}
-	return nil
+	return nil, 0
+}
+
+// idxOffset looks h up in idx. MemoryIndex.FindOffset does the same but also records every offset it
+// returns in a map for reverse lookups, which the store never makes: a map entry per object loaded.
+func idxOffset(idx *idxfile.MemoryIndex, h plumbing.Hash) (int64, bool) {
+	k := idx.FanoutMapping[h[0]]
+	if k < 0 || k >= len(idx.Names) || k >= len(idx.Offset32) {
+		return 0, false
+	}
+	names := idx.Names[k]
+	i, found := sort.Find(len(names)/hashLen, func(i int) int { return bytes.Compare(h[:], names[i*hashLen:(i+1)*hashLen]) })
+	if o32 := idx.Offset32[k]; !found || len(o32) < 4*(i+1) {
+		return 0, false
+	}
+	ofs := binary.BigEndian.Uint32(idx.Offset32[k][4*i:])
+	if ofs&(1<<31) == 0 {
+		return int64(ofs), true
+	}
+	j := 8 * int(ofs&^(1<<31))
+	if j+8 > len(idx.Offset64) {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(idx.Offset64[j:])), true
+}
+
+// inflater reads the objects of one goroutine: a scratch buffer and a zlib reader reused through Reset.
+type inflater struct {
+	buf   []byte
+	zr    io.ReadCloser
+	files []dirRef // loadTree's scratch list of a tree's files
 }
 
 // read returns the type and content of object h (undeltified, as writePack writes them), checking its
 // id. ts.mu must be held, the packs listed.
 func (ts *TreeStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	p := ts.find(h)
+	return ts.readWith(&ts.inf, h)
+}
+
+// readWith is read with the reader state of the calling goroutine; the packs must not change meanwhile.
+func (ts *TreeStore) readWith(inf *inflater, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	p, off := ts.locate(h)
 	if p == nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, ErrTreeNotStored)
 	}
-	off, err := p.idx.FindOffset(h)
-	if err != nil {
-		return 0, nil, fmt.Errorf("object %s: %w", h, ErrTreeNotStored)
+	// One read takes the entry header and, for a small object (every tree), all of its stored data.
+	if cap(inf.buf) < 1024 {
+		inf.buf = make([]byte, 1024)
 	}
-	var hdr [16]byte
-	n, err := p.f.ReadAt(hdr[:], off)
+	hdr := inf.buf[:1024]
+	n, err := p.f.ReadAt(hdr, off)
 	if n == 0 {
 		return 0, nil, fmt.Errorf("object %s: %w (%v)", h, ErrTreeNotStored, err)
 	}
+	hdr = hdr[:n]
 	typ := plumbing.ObjectType(hdr[0] >> 4 & 7)
 	size, i, shift := int64(hdr[0]&0x0f), 1, 4
 	for c := hdr[0]; c&0x80 != 0; i++ {
@@ -144,23 +191,59 @@ func (ts *TreeStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) 
 	if typ != plumbing.TreeObject && typ != plumbing.BlobObject || size > 1<<30 {
 		return 0, nil, fmt.Errorf("object %s: a pack entry of type %s and %d bytes, which no tree store writes: %w", h, typ, size, ErrTreeNotStored)
 	}
-	src := io.NewSectionReader(p.f, off+int64(i), size+(size>>4)+1024)
-	if r, ok := ts.zr.(zlib.Resetter); ok {
-		err = r.Reset(src, nil)
-	} else {
-		ts.zr, err = zlib.NewReader(src)
-	}
 	content := make([]byte, size)
-	if err == nil {
-		_, err = io.ReadFull(ts.zr, content)
-	}
-	if err != nil {
-		return 0, nil, fmt.Errorf("object %s: a damaged pack entry (%v): %w", h, err, ErrTreeNotStored)
+	if !inflateStored(hdr[i:], content) {
+		// Not stored blocks in one read: a large object, or a pack compressed by another writer.
+		src := io.NewSectionReader(p.f, off+int64(i), size+(size>>4)+1024)
+		if r, ok := inf.zr.(zlib.Resetter); ok {
+			err = r.Reset(src, nil)
+		} else {
+			inf.zr, err = zlib.NewReader(src)
+		}
+		if err == nil {
+			_, err = io.ReadFull(inf.zr, content)
+		}
+		if err != nil {
+			return 0, nil, fmt.Errorf("object %s: a damaged pack entry (%v): %w", h, err, ErrTreeNotStored)
+		}
 	}
 	if got := plumbing.ComputeHash(typ, content); got != h {
 		return 0, nil, fmt.Errorf("object %s is damaged in the tree store (its content hashes to %s): %w", h, got, ErrTreeNotStored)
 	}
 	return typ, content, nil
+}
+
+// inflateStored decodes src, a zlib stream of stored (uncompressed) deflate blocks as Put writes them,
+// into content, which must come out exactly full. It reports false for anything else (compressed blocks,
+// a stream longer than src, a damaged one), for which the caller runs zlib. Going through zlib's reader
+// cost most of loading a tree, for a copy.
+func inflateStored(src, content []byte) bool {
+	// CMF 0x78 (deflate, 32 KiB window), FLG without a preset dictionary, the header check of RFC 1950.
+	if len(src) < 2 || src[0] != 0x78 || src[1]&0x20 != 0 || (uint(src[0])<<8|uint(src[1]))%31 != 0 {
+		return false
+	}
+	src, out := src[2:], content
+	for {
+		// A stored block: BFINAL and BTYPE 00 in the low bits of a byte (the rest of it padding, as the
+		// block starts on a byte boundary here), then LEN and its complement NLEN, little-endian.
+		if len(src) < 5 || src[0]&^1 != 0 {
+			return false
+		}
+		final := src[0]&1 == 1
+		l := int(src[1]) | int(src[2])<<8
+		if nl := int(src[3]) | int(src[4])<<8; l != ^nl&0xffff || l > len(out) || len(src) < 5+l {
+			return false
+		}
+		copy(out, src[5:5+l])
+		src, out = src[5+l:], out[l:]
+		if final {
+			break
+		}
+	}
+	if len(out) != 0 || len(src) < 4 {
+		return false
+	}
+	return adler32.Checksum(content) == uint32(src[0])<<24|uint32(src[1])<<16|uint32(src[2])<<8|uint32(src[3])
 }
 
 // overgrown reports a store past its bounds.
@@ -253,54 +336,126 @@ func (ts *TreeStore) Tree(id string) (*Tree, error) {
 	if err := ts.listPacks(); err != nil {
 		return nil, err
 	}
-	t := &Tree{blobs: map[string]string{}}
-	var err error
-	if t.root, err = ts.loadDir(plumbing.NewHash(id), "", t.blobs); err != nil {
+	var rootBlobs []storedBlob
+	root, subs, err := ts.loadTree(&ts.inf, plumbing.NewHash(id), "", &rootBlobs)
+	if err != nil {
 		return nil, err
+	}
+	// The top-level directories (a GitOps tree's cluster types) load on every core, each with its own
+	// reader; the packs do not change meanwhile (ts.mu is held).
+	nodes := make([]*dirNode, len(subs))
+	blobLists := make([][]storedBlob, len(subs))
+	errs := make([]error, len(subs))
+	parallel.For(len(subs), 0, func(i int) {
+		nodes[i], errs[i] = ts.loadDir(&inflater{}, subs[i].hash, subs[i].path, &blobLists[i])
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	total := len(rootBlobs)
+	for i, s := range subs {
+		root.dirs[s.name] = nodes[i]
+		total += len(blobLists[i])
+	}
+	t := &Tree{root: root, blobs: make(map[string]string, total)}
+	for _, b := range rootBlobs {
+		t.blobs[b.path] = b.hash.String()
+	}
+	for _, l := range blobLists {
+		for _, b := range l {
+			t.blobs[b.path] = b.hash.String()
+		}
 	}
 	return t, nil
 }
 
-func (ts *TreeStore) loadDir(h plumbing.Hash, prefix string, blobs map[string]string) (*dirNode, error) {
-	typ, raw, err := ts.read(h)
+// storedBlob is a file of a tree being loaded.
+type storedBlob struct {
+	path string
+	hash plumbing.Hash
+}
+
+// dirRef is a directory entry of a tree being loaded.
+type dirRef struct {
+	name, path string // the entry's name, and its path below the tree's path
+	hash       plumbing.Hash
+}
+
+// loadDir loads the directory h at prefix and everything below it.
+func (ts *TreeStore) loadDir(inf *inflater, h plumbing.Hash, prefix string, blobs *[]storedBlob) (*dirNode, error) {
+	n, subs, err := ts.loadTree(inf, h, prefix, blobs)
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range subs {
+		if n.dirs[s.name], err = ts.loadDir(inf, s.hash, s.path, blobs); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// The modes of tree entries as Git (and Tree.Encode) writes them: the only two a render's tree holds.
+// hashLen is the length of a binary object id.
+const hashLen = len(plumbing.Hash{})
+
+var (
+	treeModeDir     = []byte("40000")
+	treeModeRegular = []byte("100644")
+)
+
+// loadTree reads tree h at prefix: its node with its files, and its directories, still to be loaded. It
+// parses the entries itself (object.Tree's decoding and a MemoryObject per tree were half the cost of a
+// load) and checks each name as one segment: the prefix has been checked, and ValidateFileName checks a
+// path segment by segment, so that is the same check as ValidateFileName on the whole path.
+func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, blobs *[]storedBlob) (*dirNode, []dirRef, error) {
+	typ, raw, err := ts.readWith(inf, h)
+	if err != nil {
+		return nil, nil, err
+	}
 	if typ != plumbing.TreeObject {
-		return nil, fmt.Errorf("object %s is a %s, not a tree: %w", h, typ, ErrTreeNotStored)
+		return nil, nil, fmt.Errorf("object %s is a %s, not a tree: %w", h, typ, ErrTreeNotStored)
+	}
+	var subs []dirRef
+	files := inf.files[:0]
+	for rest := raw; len(rest) > 0; {
+		sp, nul := bytes.IndexByte(rest, ' '), bytes.IndexByte(rest, 0)
+		if sp < 0 || nul < sp || len(rest) < nul+1+hashLen {
+			return nil, nil, fmt.Errorf("tree %s is damaged: %w", h, ErrTreeNotStored)
+		}
+		mode, name := rest[:sp], string(rest[sp+1:nul])
+		var eh plumbing.Hash
+		copy(eh[:], rest[nul+1:nul+1+hashLen])
+		rest = rest[nul+1+hashLen:]
+		p := joinRel(prefix, name)
+		if strings.ContainsAny(name, "/\\") || checkSegment(name) != nil || (prefix == "" && isDotEntry(name)) {
+			return nil, nil, fmt.Errorf("tree %s holds the entry %q, which no render writes: %w", h, p, ErrTreeNotStored)
+		}
+		switch {
+		case bytes.Equal(mode, treeModeDir):
+			subs = append(subs, dirRef{name: name, path: p, hash: eh})
+		case bytes.Equal(mode, treeModeRegular):
+			if pack, _ := ts.locate(eh); pack == nil {
+				return nil, nil, fmt.Errorf("blob %s of %s: %w", eh, p, ErrTreeNotStored)
+			}
+			files = append(files, dirRef{name: name, path: p, hash: eh})
+		default:
+			return nil, nil, fmt.Errorf("tree %s holds %q of mode %s, which no render writes: %w", h, p, mode, ErrTreeNotStored)
+		}
+	}
+	inf.files = files
+	n := &dirNode{leaves: make(map[string]leaf, len(files)), dirs: make(map[string]*dirNode, len(subs)), hash: h}
+	for _, f := range files {
+		n.leaves[f.name] = leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: f.hash}, stored: ts}
+		*blobs = append(*blobs, storedBlob{path: f.path, hash: f.hash})
 	}
 	mo := &plumbing.MemoryObject{}
 	mo.SetType(plumbing.TreeObject)
 	if _, err := mo.Write(raw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var t object.Tree
-	if err := t.Decode(mo); err != nil {
-		return nil, err
-	}
-	n := newDirNode()
-	n.hash, n.obj = h, mo
-	for _, e := range t.Entries {
-		p := joinRel(prefix, e.Name)
-		if err := ValidateFileName(p); err != nil || strings.Contains(e.Name, "/") || (prefix == "" && isDotEntry(e.Name)) {
-			return nil, fmt.Errorf("tree %s holds the entry %q, which no render writes: %w", h, p, ErrTreeNotStored)
-		}
-		switch e.Mode {
-		case filemode.Dir:
-			if n.dirs[e.Name], err = ts.loadDir(e.Hash, p, blobs); err != nil {
-				return nil, err
-			}
-		case filemode.Regular:
-			if ts.find(e.Hash) == nil {
-				return nil, fmt.Errorf("blob %s of %s: %w", e.Hash, p, ErrTreeNotStored)
-			}
-			n.leaves[e.Name] = leaf{entryInfo: entryInfo{Mode: e.Mode, Hash: e.Hash}, stored: ts}
-			blobs[p] = e.Hash.String()
-		default:
-			return nil, fmt.Errorf("tree %s holds %q of mode %s, which no render writes: %w", h, p, e.Mode, ErrTreeNotStored)
-		}
-	}
-	return n, nil
+	n.obj = mo
+	return n, subs, nil
 }
 
 // blob reads blob h, checking its id.

@@ -4,6 +4,8 @@
 package gitrepo_test
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"os"
@@ -117,5 +119,117 @@ func TestTreeStoreKeepsATreeForAnotherProcess(t *testing.T) {
 	}
 	if _, err := gitrepo.NewTreeStore(dir).Tree("not a tree id"); !errors.Is(err, gitrepo.ErrTreeNotStored) {
 		t.Errorf("an invalid id: %v, want ErrTreeNotStored", err)
+	}
+}
+
+// TestTreeStoreRefusesADamagedEntry: a pack whose tree entry, blob or end is damaged on disk is not loaded
+// as the tree: loading the tree (or, for a blob, reading the file) reports ErrTreeNotStored.
+func TestTreeStoreRefusesADamagedEntry(t *testing.T) {
+	t.Parallel()
+	files := fixtures.Bytes(map[string]string{"ct/app/reconciler.yaml": "kind: GitRepository\n", "ct/app/namespace.yaml": "kind: Namespace\n"})
+	want, err := gitrepo.NewTreeFromFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func(pack []byte) []byte
+		inTree bool // the damage shows when the tree loads, not only when a file is read
+	}{
+		{"a tree's entry name", func(p []byte) []byte {
+			return bytes.Replace(p, []byte("reconciler.yaml"), []byte("reconcilex.yaml"), 1)
+		}, true},
+		{"a blob's content", func(p []byte) []byte {
+			return bytes.Replace(p, []byte("kind: Namespace"), []byte("kind: Namespacf"), 1)
+		}, false},
+		{"a pack cut short", func(p []byte) []byte { return p[:len(p)-30] }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "trees")
+			if err := gitrepo.NewTreeStore(dir).Put(want); err != nil {
+				t.Fatal(err)
+			}
+			packs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
+			if len(packs) != 1 {
+				t.Fatalf("%d packs, want 1", len(packs))
+			}
+			b, err := os.ReadFile(packs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := tc.damage(bytes.Clone(b))
+			if bytes.Equal(damaged, b) {
+				t.Fatal("the damage changed nothing: the pack does not hold the text it replaces")
+			}
+			if err := os.Chmod(packs[0], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(packs[0], damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := gitrepo.NewTreeStore(dir).Tree(want.ID())
+			if tc.inTree {
+				if !errors.Is(err, gitrepo.ErrTreeNotStored) {
+					t.Fatalf("Tree: %v, want ErrTreeNotStored", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := got.File("ct/app/namespace.yaml"); !errors.Is(err, gitrepo.ErrTreeNotStored) {
+				t.Errorf("File of the damaged blob: %v, want ErrTreeNotStored", err)
+			}
+			if b, err := got.File("ct/app/reconciler.yaml"); err != nil || string(b) != "kind: GitRepository\n" {
+				t.Errorf("File of an intact blob: %q, %v", b, err)
+			}
+		})
+	}
+}
+
+// TestInflateStored: the store's own decoder reads the uncompressed zlib streams Put writes (one block and
+// several), and declines, for zlib to read or refuse, a compressed stream, a damaged checksum, a stream
+// cut short and one of another length than the object's.
+func TestInflateStored(t *testing.T) {
+	t.Parallel()
+	deflate := func(content []byte, level int) []byte {
+		var buf bytes.Buffer
+		w, err := zlib.NewWriterLevel(&buf, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(content); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for _, content := range [][]byte{{}, []byte("100644 a.yaml\x00"), bytes.Repeat([]byte("kind: ConfigMap\n"), 10000)} {
+		stored := deflate(content, zlib.NoCompression)
+		out := make([]byte, len(content))
+		if !gitrepo.InflateStored(stored, out) || !bytes.Equal(out, content) {
+			t.Errorf("%d bytes stored: not read back", len(content))
+		}
+		if len(content) == 0 {
+			continue
+		}
+		// (flate stores a short input that does not compress, which the decoder then reads, rightly.)
+		if len(content) > 1000 && gitrepo.InflateStored(deflate(content, zlib.BestSpeed), make([]byte, len(content))) {
+			t.Errorf("%d bytes compressed: read as stored", len(content))
+		}
+		damaged := bytes.Clone(stored)
+		damaged[len(damaged)-1] ^= 1
+		if gitrepo.InflateStored(damaged, make([]byte, len(content))) {
+			t.Errorf("%d bytes with a damaged checksum: accepted", len(content))
+		}
+		if gitrepo.InflateStored(stored[:len(stored)-5], make([]byte, len(content))) {
+			t.Errorf("%d bytes cut short: accepted", len(content))
+		}
+		if gitrepo.InflateStored(stored, make([]byte, len(content)+1)) || gitrepo.InflateStored(stored, make([]byte, len(content)-1)) {
+			t.Errorf("%d bytes: accepted for another length", len(content))
+		}
 	}
 }
