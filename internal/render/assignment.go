@@ -25,21 +25,25 @@ type renderedAssignment struct {
 	files      []renderedFile
 	diags      []assignmentDiag
 	yamlIssues []yamlIssue
-	docIssues  []docIssue
 	skipped    bool
 }
 
 func (e *Engine) renderAssignments(environment string, set *model.Set, targets []*DeploymentTarget, assignments []Assignment, opts Options) ([]renderedAssignment, model.Diagnostics) {
 	job := e.newAssignmentJob(environment, set, targets, opts)
 	defer job.cancel()
+	return job.renderAll(assignments)
+}
+
+// renderAll renders the assignments on opts.Parallelism workers and merges their diagnostics.
+func (j *assignmentJob) renderAll(assignments []Assignment) ([]renderedAssignment, model.Diagnostics) {
 	out := make([]renderedAssignment, len(assignments))
-	parallel.For(len(assignments), opts.Parallelism, func(i int) { out[i] = job.render(&assignments[i]) })
-	if d, stopped := job.stopDiagnostic(); stopped {
+	parallel.For(len(assignments), j.opts.Parallelism, func(i int) { out[i] = j.render(i, &assignments[i]) })
+	if d, stopped := j.stopDiagnostic(); stopped {
 		return nil, model.Diagnostics{d}
 	}
 	diags := mergeAssignmentDiags(out)
 	diags = append(diags, mergeYAMLIssues(out)...)
-	diags = append(diags, mergeDocIssues(out)...)
+	diags = append(diags, j.docDiagnostics()...)
 	return out, diags
 }
 
@@ -205,17 +209,24 @@ type assignmentJob struct {
 	stop        *model.Diagnostic
 	validated   sync.Map // validationKey -> *platformconfig.Violation
 	holderCache sync.Map // holdersKey -> []platformconfig.Holder
+	docIssues   sync.Map // docIssueKey -> *docIssueTally
+	// nonStrings holds the reports of each ConfigMap data section (nonStringReports), at most
+	// yamlMemoLimit of them.
+	nonStrings     sync.Map // nonStringReportsKey -> []nonStringReport
+	nonStringsSize atomic.Int64
+	// noMemo turns the memos of checkDocuments off: a test compares the warnings with and without them.
+	noMemo bool
 }
 
 // render renders one assignment in three steps: validate its platform config and deployability, render
 // each of its files, and check the YAML of the files an input template wrote. An assignment that fails
 // a step keeps its diagnostics and writes no file.
-func (j *assignmentJob) render(a *Assignment) renderedAssignment {
+func (j *assignmentJob) render(index int, a *Assignment) renderedAssignment {
 	if j.ctx.Err() != nil {
 		j.cut.Store(true)
 		return renderedAssignment{} // stopDiagnostic reports why
 	}
-	s := &assignmentRender{job: j, a: a, ct: j.clusterTypes[a.ClusterType], t: j.targets[a.DeploymentTarget]}
+	s := &assignmentRender{job: j, index: index, a: a, ct: j.clusterTypes[a.ClusterType], t: j.targets[a.DeploymentTarget]}
 	s.src = j.set.Source(model.KindClusterType, s.ct.Metadata.Name)
 	config, ok := s.validate()
 	if !ok {
@@ -246,6 +257,10 @@ type assignmentRender struct {
 	out renderedAssignment
 	// configKey is the key of the assignment's composed config (platformconfig.Sources.ComposeSharedKey).
 	configKey string
+	// index is the assignment's place in the render, and docReports the number of checkDocuments reports
+	// it made so far: together they order the reports (docOrder).
+	index      int
+	docReports uint32
 }
 
 // fail adds a diagnostic about the assignment's cluster type.

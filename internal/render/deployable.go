@@ -5,6 +5,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -284,28 +285,30 @@ type nonStringData struct{ key, what string }
 // section of a fleet's ConfigMaps repeats across assignments that share their platform config, so the
 // verdict is memoized on that section's exact text (the names that differ live in `metadata`).
 type configMapDataChecker struct {
-	memo sync.Map // maskedKey of the data section → []nonStringData
-	size atomic.Int64
+	memo   sync.Map // maskedKey of the data section → []nonStringData
+	size   atomic.Int64
+	noMemo bool // every section is read again (a test compares the verdicts)
 }
 
-// check returns the keys of doc's `data` whose values are not strings, in document order.
-func (c *configMapDataChecker) check(doc string) []nonStringData {
+// check returns the keys of doc's `data` whose values are not strings, in document order, and the hash
+// of the `data` section that they depend on.
+func (c *configMapDataChecker) check(doc string) ([]nonStringData, maskedKey) {
 	section := dataSection(doc)
 	if section == "" {
-		return nil
+		return nil, maskedKey{}
 	}
 	key := hashMasked(section, nil)
 	if v, ok := c.memo.Load(key); ok {
-		return v.([]nonStringData) //nolint:forcetypeassert // only this function stores into memo
+		return v.([]nonStringData), key //nolint:forcetypeassert // only this function stores into memo
 	}
 	bad, ok := scanDataSection(section)
 	if !ok {
 		bad = parseDataSection(section)
 	}
-	if c.size.Add(1) <= yamlMemoLimit {
+	if !c.noMemo && c.size.Add(1) <= yamlMemoLimit {
 		c.memo.Store(key, bad)
 	}
-	return bad
+	return bad, key
 }
 
 // parseDataSection finds the non-string values of a `data:` section with a YAML parser.
@@ -476,41 +479,90 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
 		return
 	}
-	tmplSrc := s.job.set.Source(model.KindTemplate, use.name)
 	for i, m := range out {
 		if !strings.Contains(m, "fluxcd.io/") && !strings.Contains(m, "argoproj.io/") && !strings.Contains(m, "ConfigMap") {
 			continue
 		}
 		for _, h := range docHeaders(m) {
 			if unserved(h) {
-				// Formatted only for the first assignment that reports it (yamlIssue.build).
-				s.addDocIssue(docIssueKey{check: "api", template: use.name, index: i, what: h.apiVersion}, func() model.Diagnostic {
-					return model.Diagnostic{
-						Severity: model.SeverityWarning, Summary: SummaryUnservedAPIVersion, Source: tmplSrc, Kind: model.KindTemplate, Name: use.name,
-						Field:  fmt.Sprintf("spec.manifests[%d]", i),
-						Detail: fmt.Sprintf("manifests[%d] of Template %q (used by cluster type %q as %s; first in %s) %s.", i, use.name, s.ct.Metadata.Name, use.field, filePath(s.a.Path, file), unservedAPIVersion(h)),
-					}
-				})
+				s.addUnservedAPIVersion(use, i, file, h)
 			}
 			if h.apiVersion != "v1" || h.kind != "ConfigMap" {
 				continue
 			}
-			for _, bad := range s.job.dataChecks.check(h.text) {
-				s.addNonStringData(use, i, file, bad)
+			for _, r := range s.job.nonStringReports(s, use, i, h.text) {
+				if r.tally.claim(s.docOrder()) {
+					r.tally.build = s.nonStringDataDiagnostic(use, i, file, r.bad, r.holders)
+					r.tally.mu.Unlock()
+				}
 			}
 		}
 	}
 }
 
-// addNonStringData reports one non-string ConfigMap data value. The holders of the key are looked up once
-// per composed config, and the diagnostic is formatted only for the first assignment that reports it.
-func (s *assignmentRender) addNonStringData(use templateUse, index int, file string, bad nonStringData) {
-	holders := s.job.holders(s, bad.key)
-	kind, name := model.KindTemplate, use.name
-	if len(holders) > 0 {
-		kind, name = model.KindConfigMap, holders[len(holders)-1].ConfigMap
+// addUnservedAPIVersion reports a document of an apiVersion that is no longer served. The diagnostic is
+// formatted only for the report that comes first, at the end of the render.
+func (s *assignmentRender) addUnservedAPIVersion(use templateUse, index int, file string, h docHeader) {
+	t := s.job.docTally(docIssueKey{check: "api", template: use.name, index: index, what: h.apiVersion})
+	if !t.claim(s.docOrder()) {
+		return
 	}
-	build := func() model.Diagnostic {
+	defer t.mu.Unlock()
+	t.build = func() model.Diagnostic {
+		return model.Diagnostic{
+			Severity: model.SeverityWarning, Summary: SummaryUnservedAPIVersion, Source: s.job.set.Source(model.KindTemplate, use.name), Kind: model.KindTemplate, Name: use.name,
+			Field:  fmt.Sprintf("spec.manifests[%d]", index),
+			Detail: fmt.Sprintf("manifests[%d] of Template %q (used by cluster type %q as %s; first in %s) %s.", index, use.name, s.ct.Metadata.Name, use.field, filePath(s.a.Path, file), unservedAPIVersion(h)),
+		}
+	}
+}
+
+// nonStringReport is one non-string value of a ConfigMap's data: its tally, and what its diagnostic names.
+type nonStringReport struct {
+	tally   *docIssueTally
+	bad     nonStringData
+	holders []platformconfig.Holder
+}
+
+// nonStringReportsKey names the reports of one ConfigMap document: the composed config (which ConfigMaps
+// hold a key), the template manifest, and the hash of the document's data section (what is not a string).
+type nonStringReportsKey struct {
+	config, template string
+	index            int
+	section          maskedKey
+}
+
+// nonStringReports returns the reports of the non-string values of one ConfigMap document that manifest
+// index of use rendered. The assignments of a fleet that share their composed config render the same data
+// section, so the holders and tallies are looked up once for each such section, not per value and file.
+func (j *assignmentJob) nonStringReports(s *assignmentRender, use templateUse, index int, doc string) []nonStringReport {
+	bad, section := j.dataChecks.check(doc)
+	if len(bad) == 0 {
+		return nil
+	}
+	k := nonStringReportsKey{s.configKey, use.name, index, section}
+	if v, ok := j.nonStrings.Load(k); ok {
+		return v.([]nonStringReport) //nolint:forcetypeassert // nonStrings only ever holds []nonStringReport
+	}
+	reports := make([]nonStringReport, len(bad))
+	for n, b := range bad {
+		holders := j.holders(s, b.key)
+		kind, name := model.KindTemplate, use.name
+		if len(holders) > 0 {
+			kind, name = model.KindConfigMap, holders[len(holders)-1].ConfigMap
+		}
+		reports[n] = nonStringReport{j.docTally(docIssueKey{check: "cm", template: use.name, index: index, what: b.key, kind: kind, name: name}), b, holders}
+	}
+	if !j.noMemo && j.nonStringsSize.Add(1) <= yamlMemoLimit {
+		j.nonStrings.Store(k, reports)
+	}
+	return reports
+}
+
+// nonStringDataDiagnostic formats the warning about one non-string ConfigMap data value, naming the
+// platform ConfigMap that holds the value, or the Template when none does.
+func (s *assignmentRender) nonStringDataDiagnostic(use templateUse, index int, file string, bad nonStringData, holders []platformconfig.Holder) func() model.Diagnostic {
+	return func() model.Diagnostic {
 		d := model.Diagnostic{Severity: model.SeverityWarning, Summary: SummaryConfigMapValueString}
 		where := fmt.Sprintf("manifests[%d] of Template %q writes data.%s of a ConfigMap as %s (first in %s), and the API server accepts only strings as ConfigMap data values, so the cluster will refuse that ConfigMap",
 			index, use.name, bad.key, bad.what, filePath(s.a.Path, file))
@@ -525,30 +577,82 @@ func (s *assignmentRender) addNonStringData(use templateUse, index int, file str
 		}
 		return d
 	}
-	s.addDocIssue(docIssueKey{check: "cm", template: use.name, index: index, what: bad.key, kind: kind, name: name}, build)
 }
 
 // docIssueKey names one warning of checkDocuments: the assignments that report the same key share one
-// diagnostic (mergeDocIssues). A struct, not a string built per report: 86k assignments that each
-// report a few documents built and kept as many strings.
+// diagnostic. A struct, not a string built per report: 86k assignments that each report a few
+// documents built and kept as many strings.
 type docIssueKey struct {
 	check, template  string
 	index            int
 	what, kind, name string
 }
 
-// docIssue is one report of checkDocuments; build formats its diagnostic, which is done only for the
-// first assignment that reports the key.
-type docIssue struct {
-	key   docIssueKey
-	build func() model.Diagnostic
+// docIssueTally is every report of one docIssueKey in a render. Most assignments of a fleet that report
+// a key report the same ones, so a report only counts, and the diagnostic is formatted once, for the
+// report that comes first in assignment order (then in the order the assignment made its reports): the
+// same warnings as listing every assignment's reports in order and merging them (mergeIssues). A list
+// per assignment, with a closure per report that kept the assignment's render alive, was half the cost
+// of checkDocuments at 86k.
+type docIssueTally struct {
+	reports atomic.Int64
+	first   atomic.Uint64 // docOrder of the first report so far; only ever decreases, under mu
+	mu      sync.Mutex
+	build   func() model.Diagnostic // set by the report that holds first, under mu
 }
 
-func (s *assignmentRender) addDocIssue(key docIssueKey, build func() model.Diagnostic) {
-	if s.out.docIssues == nil {
-		s.out.docIssues = make([]docIssue, 0, 4) // a ConfigMap with non-string values usually has several
+// claim counts one report of order. When the report comes before every report seen so far it returns
+// true with t locked: the caller sets build and unlocks.
+func (t *docIssueTally) claim(order uint64) bool {
+	t.reports.Add(1)
+	if order >= t.first.Load() {
+		return false
 	}
-	s.out.docIssues = append(s.out.docIssues, docIssue{key, build})
+	t.mu.Lock()
+	if order >= t.first.Load() {
+		t.mu.Unlock()
+		return false
+	}
+	t.first.Store(order)
+	return true
+}
+
+// docOrder places the assignment's next report: the assignment's index in the render, then the number of
+// reports it made before.
+func (s *assignmentRender) docOrder() uint64 {
+	s.docReports++
+	return uint64(s.index)<<32 | uint64(s.docReports)
+}
+
+// docTally returns the tally of key, made at its first report.
+func (j *assignmentJob) docTally(key docIssueKey) *docIssueTally {
+	v, ok := j.docIssues.Load(key)
+	if !ok {
+		t := &docIssueTally{}
+		t.first.Store(math.MaxUint64)
+		v, _ = j.docIssues.LoadOrStore(key, t)
+	}
+	return v.(*docIssueTally) //nolint:forcetypeassert // docIssues only ever holds *docIssueTally
+}
+
+// docDiagnostics are the warnings of checkDocuments, in the order of their first reports, each counting
+// the other files that report it.
+func (j *assignmentJob) docDiagnostics() model.Diagnostics {
+	var tallies []*docIssueTally
+	j.docIssues.Range(func(_, v any) bool {
+		tallies = append(tallies, v.(*docIssueTally)) //nolint:forcetypeassert // docIssues only ever holds *docIssueTally
+		return true
+	})
+	sort.Slice(tallies, func(a, b int) bool { return tallies[a].first.Load() < tallies[b].first.Load() })
+	var out model.Diagnostics
+	for _, t := range tallies {
+		d := t.build()
+		if n := t.reports.Load() - 1; n > 0 {
+			d.Detail += fmt.Sprintf(" The same holds in %d more file(s).", n)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // holdersKey names the holders of one data key for one composed config.

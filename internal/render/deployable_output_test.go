@@ -171,7 +171,7 @@ func TestDocHeadersAndDataSection(t *testing.T) {
 	if got := dataSection(hs[0].text); got != "data:\n  a: |\n    x\n  b:\n  - 1\n" {
 		t.Errorf("data section: %q", got)
 	}
-	if got := (&configMapDataChecker{}).check(hs[0].text); !reflect.DeepEqual(got, []nonStringData{{"b", "a list"}}) {
+	if got, _ := (&configMapDataChecker{}).check(hs[0].text); !reflect.DeepEqual(got, []nonStringData{{"b", "a list"}}) {
 		t.Errorf("non-string data: %+v", got)
 	}
 }

@@ -62,13 +62,6 @@ func mergeYAMLIssues(rendered []renderedAssignment) model.Diagnostics {
 		" The same template manifest produced invalid YAML in %d more file(s).")
 }
 
-// mergeDocIssues does the same for the checks on rendered documents (checkDocuments).
-func mergeDocIssues(rendered []renderedAssignment) model.Diagnostics {
-	return mergeIssues(rendered, func(r *renderedAssignment) []docIssue { return r.docIssues },
-		func(is docIssue) (docIssueKey, func() model.Diagnostic) { return is.key, is.build },
-		" The same holds in %d more file(s).")
-}
-
 // mergeIssues keeps the first issue of each key and appends more, formatted with the number of
 // other files the key affects. read returns an issue's key and its diagnostic, which is built only for
 // the first issue of each key.
