@@ -5,6 +5,8 @@ package gitrepo
 
 import (
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -21,7 +23,29 @@ import (
 // Tree is a desired set of managed files with the Git id of every directory.
 type Tree struct {
 	root  *dirNode // leaves hold their content, nodes their encoded trees
-	blobs map[string]string
+	files int
+	// blobs (path → blob id) is built on the first diffListed only: building it for every plan was 260k
+	// map entries and hex ids at 86k, and the diff of a branch descends the trees instead.
+	blobsOnce sync.Once
+	blobs     map[string]string
+}
+
+// blobIDs is the desired blob id of every file by path.
+func (t *Tree) blobIDs() map[string]string {
+	t.blobsOnce.Do(func() {
+		t.blobs = make(map[string]string, t.files)
+		var walk func(n *dirNode, prefix string)
+		walk = func(n *dirNode, prefix string) {
+			for name, l := range n.leaves {
+				t.blobs[joinRel(prefix, name)] = l.Hash.String()
+			}
+			for name, d := range n.dirs {
+				walk(d, joinRel(prefix, name))
+			}
+		}
+		walk(t.root, "")
+	})
+	return t.blobs
 }
 
 // NewTreeFromFiles is the tree that files (names relative to a path → content) form under that path.
@@ -40,7 +64,7 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 		}
 	})
 	node := newDirNode()
-	blobs := make(map[string]string, len(names))
+	dirs := map[string]*dirNode{"": node}
 	for i, name := range names {
 		if err := ValidateFileName(name); err != nil {
 			return nil, err
@@ -49,15 +73,27 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 		if content == nil {
 			content = []byte{} // nil content marks an entry kept as is (leaf)
 		}
-		if err := node.add(name, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: ids[i]}, content: content}); err != nil {
+		// Most files share their directory with others: find it by its path rather than segment by segment.
+		dir, base := "", name
+		if j := strings.LastIndexByte(name, '/'); j >= 0 {
+			dir, base = name[:j], name[j+1:]
+		}
+		d := dirs[dir]
+		if d == nil {
+			var err error
+			if d, err = node.mkdirs(dir); err != nil {
+				return nil, err
+			}
+			dirs[dir] = d
+		}
+		if err := d.addLeaf(name, base, leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: ids[i]}, content: content}); err != nil {
 			return nil, err
 		}
-		blobs[name] = ids[i].String()
 	}
 	if err := node.encodeParallel(newMemoryObject); err != nil {
 		return nil, err
 	}
-	return &Tree{root: node, blobs: blobs}, nil
+	return &Tree{root: node, files: len(names)}, nil
 }
 
 func newMemoryObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
@@ -84,7 +120,7 @@ func (ins *Inspection) Diff(want *Tree) ([]Delta, error) {
 	}
 	var out []Delta
 	if ins.client == nil || ins.listed || ins.sub.IsZero() {
-		out = diffListed(ins.Managed, want.blobs)
+		out = diffListed(ins.Managed, want.blobIDs())
 	} else {
 		s, err := ins.client.open(ins.repoURL)
 		if err != nil {

@@ -5,6 +5,7 @@ package gitrepo_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -202,5 +203,33 @@ func TestApplyWithThePlannedTreeWritesTheSameTree(t *testing.T) {
 	}
 	if trees[false] != trees[true] {
 		t.Errorf("root trees differ: built from files %s, from the planned tree %s", trees[false], trees[true])
+	}
+}
+
+// TestNewTreeFromFilesRefusesAFileThatIsADirectory: a name that is both a file and a directory of
+// another file is invalid input naming that path, whichever of the two comes first (map order varies),
+// and at any depth.
+func TestNewTreeFromFilesRefusesAFileThatIsADirectory(t *testing.T) {
+	t.Parallel()
+	for _, files := range []map[string]string{
+		{"a/b": "file", "a/b/c.yaml": "below it"},
+		{"a": "file", "a/b/c.yaml": "below it"},
+		{"x/y/z": "file", "x/y/z/w/v.yaml": "below it", "x/y/other.yaml": "beside it"},
+	} {
+		for range 20 {
+			_, err := gitrepo.NewTreeFromFiles(fixtures.Bytes(files))
+			if !errors.Is(err, gitrepo.ErrInvalidInput) || !strings.Contains(err.Error(), "is both a file and a directory") {
+				t.Fatalf("%v: err = %v, want a file and directory clash", files, err)
+			}
+			var file string
+			for name := range files {
+				if strings.Count(name, "/") == 0 || name == "a/b" || name == "x/y/z" {
+					file = name
+				}
+			}
+			if !strings.Contains(err.Error(), fmt.Sprintf("%q", file)) {
+				t.Fatalf("%v: err = %v, want it to name %q", files, err, file)
+			}
+		}
 	}
 }

@@ -288,12 +288,14 @@ func newDirNode() *dirNode {
 
 func (n *dirNode) empty() bool { return len(n.leaves) == 0 && len(n.dirs) == 0 }
 
-func (n *dirNode) add(path string, l leaf) error {
-	segs := strings.Split(path, "/")
+// mkdirs returns the directory at dir ("" = n) below n, creating what is missing.
+func (n *dirNode) mkdirs(dir string) (*dirNode, error) {
 	cur := n
-	for i, seg := range segs[:len(segs)-1] {
+	for rest, more := dir, dir != ""; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		if _, clash := cur.leaves[seg]; clash {
-			return withClass(ErrInvalidInput, fmt.Errorf("%q is both a file and a directory", strings.Join(segs[:i+1], "/")))
+			return nil, withClass(ErrInvalidInput, fmt.Errorf("%q is both a file and a directory", dir[:len(dir)-len(rest)-btoi(more)]))
 		}
 		next, ok := cur.dirs[seg]
 		if !ok {
@@ -302,11 +304,23 @@ func (n *dirNode) add(path string, l leaf) error {
 		}
 		cur = next
 	}
-	last := segs[len(segs)-1]
-	if _, clash := cur.dirs[last]; clash {
+	return cur, nil
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addLeaf adds the file path, named base in n.
+func (n *dirNode) addLeaf(path, base string, l leaf) error {
+	if _, clash := n.dirs[base]; clash {
 		return withClass(ErrInvalidInput, fmt.Errorf("%q is both a file and a directory", path))
 	}
-	cur.leaves[last] = l
+	n.leaves[base] = l
 	return nil
 }
 

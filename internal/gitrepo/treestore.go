@@ -153,7 +153,7 @@ func idxOffset(idx *idxfile.MemoryIndex, h plumbing.Hash) (int64, bool) {
 type inflater struct {
 	buf   []byte
 	zr    io.ReadCloser
-	files []dirRef // loadTree's scratch list of a tree's files
+	files []dirRef // loadTree's scratch list of a tree's files (without their paths)
 }
 
 // read returns the type and content of object h (undeltified, as writePack writes them), checking its
@@ -336,43 +336,28 @@ func (ts *TreeStore) Tree(id string) (*Tree, error) {
 	if err := ts.listPacks(); err != nil {
 		return nil, err
 	}
-	var rootBlobs []storedBlob
-	root, subs, err := ts.loadTree(&ts.inf, plumbing.NewHash(id), "", &rootBlobs)
+	rootFiles := 0
+	root, subs, err := ts.loadTree(&ts.inf, plumbing.NewHash(id), "", &rootFiles)
 	if err != nil {
 		return nil, err
 	}
 	// The top-level directories (a GitOps tree's cluster types) load on every core, each with its own
 	// reader; the packs do not change meanwhile (ts.mu is held).
 	nodes := make([]*dirNode, len(subs))
-	blobLists := make([][]storedBlob, len(subs))
+	counts := make([]int, len(subs))
 	errs := make([]error, len(subs))
 	parallel.For(len(subs), 0, func(i int) {
-		nodes[i], errs[i] = ts.loadDir(&inflater{}, subs[i].hash, subs[i].path, &blobLists[i])
+		nodes[i], errs[i] = ts.loadDir(&inflater{}, subs[i].hash, subs[i].path, &counts[i])
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	total := len(rootBlobs)
+	t := &Tree{root: root, files: rootFiles}
 	for i, s := range subs {
 		root.dirs[s.name] = nodes[i]
-		total += len(blobLists[i])
-	}
-	t := &Tree{root: root, blobs: make(map[string]string, total)}
-	for _, b := range rootBlobs {
-		t.blobs[b.path] = b.hash.String()
-	}
-	for _, l := range blobLists {
-		for _, b := range l {
-			t.blobs[b.path] = b.hash.String()
-		}
+		t.files += counts[i]
 	}
 	return t, nil
-}
-
-// storedBlob is a file of a tree being loaded.
-type storedBlob struct {
-	path string
-	hash plumbing.Hash
 }
 
 // dirRef is a directory entry of a tree being loaded.
@@ -382,13 +367,13 @@ type dirRef struct {
 }
 
 // loadDir loads the directory h at prefix and everything below it.
-func (ts *TreeStore) loadDir(inf *inflater, h plumbing.Hash, prefix string, blobs *[]storedBlob) (*dirNode, error) {
-	n, subs, err := ts.loadTree(inf, h, prefix, blobs)
+func (ts *TreeStore) loadDir(inf *inflater, h plumbing.Hash, prefix string, files *int) (*dirNode, error) {
+	n, subs, err := ts.loadTree(inf, h, prefix, files)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range subs {
-		if n.dirs[s.name], err = ts.loadDir(inf, s.hash, s.path, blobs); err != nil {
+		if n.dirs[s.name], err = ts.loadDir(inf, s.hash, s.path, files); err != nil {
 			return nil, err
 		}
 	}
@@ -408,7 +393,7 @@ var (
 // parses the entries itself (object.Tree's decoding and a MemoryObject per tree were half the cost of a
 // load) and checks each name as one segment: the prefix has been checked, and ValidateFileName checks a
 // path segment by segment, so that is the same check as ValidateFileName on the whole path.
-func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, blobs *[]storedBlob) (*dirNode, []dirRef, error) {
+func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, files *int) (*dirNode, []dirRef, error) {
 	typ, raw, err := ts.readWith(inf, h)
 	if err != nil {
 		return nil, nil, err
@@ -417,7 +402,7 @@ func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, blo
 		return nil, nil, fmt.Errorf("object %s is a %s, not a tree: %w", h, typ, ErrTreeNotStored)
 	}
 	var subs []dirRef
-	files := inf.files[:0]
+	leaves := inf.files[:0]
 	for rest := raw; len(rest) > 0; {
 		sp, nul := bytes.IndexByte(rest, ' '), bytes.IndexByte(rest, 0)
 		if sp < 0 || nul < sp || len(rest) < nul+1+hashLen {
@@ -427,27 +412,26 @@ func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, blo
 		var eh plumbing.Hash
 		copy(eh[:], rest[nul+1:nul+1+hashLen])
 		rest = rest[nul+1+hashLen:]
-		p := joinRel(prefix, name)
 		if strings.ContainsAny(name, "/\\") || checkSegment(name) != nil || (prefix == "" && isDotEntry(name)) {
-			return nil, nil, fmt.Errorf("tree %s holds the entry %q, which no render writes: %w", h, p, ErrTreeNotStored)
+			return nil, nil, fmt.Errorf("tree %s holds the entry %q, which no render writes: %w", h, joinRel(prefix, name), ErrTreeNotStored)
 		}
 		switch {
 		case bytes.Equal(mode, treeModeDir):
-			subs = append(subs, dirRef{name: name, path: p, hash: eh})
+			subs = append(subs, dirRef{name: name, path: joinRel(prefix, name), hash: eh})
 		case bytes.Equal(mode, treeModeRegular):
 			if pack, _ := ts.locate(eh); pack == nil {
-				return nil, nil, fmt.Errorf("blob %s of %s: %w", eh, p, ErrTreeNotStored)
+				return nil, nil, fmt.Errorf("blob %s of %s: %w", eh, joinRel(prefix, name), ErrTreeNotStored)
 			}
-			files = append(files, dirRef{name: name, path: p, hash: eh})
+			leaves = append(leaves, dirRef{name: name, hash: eh})
 		default:
-			return nil, nil, fmt.Errorf("tree %s holds %q of mode %s, which no render writes: %w", h, p, mode, ErrTreeNotStored)
+			return nil, nil, fmt.Errorf("tree %s holds %q of mode %s, which no render writes: %w", h, joinRel(prefix, name), mode, ErrTreeNotStored)
 		}
 	}
-	inf.files = files
-	n := &dirNode{leaves: make(map[string]leaf, len(files)), dirs: make(map[string]*dirNode, len(subs)), hash: h}
-	for _, f := range files {
+	inf.files = leaves
+	*files += len(leaves)
+	n := &dirNode{leaves: make(map[string]leaf, len(leaves)), dirs: make(map[string]*dirNode, len(subs)), hash: h}
+	for _, f := range leaves {
 		n.leaves[f.name] = leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: f.hash}, stored: ts}
-		*blobs = append(*blobs, storedBlob{path: f.path, hash: f.hash})
 	}
 	mo := &plumbing.MemoryObject{}
 	mo.SetType(plumbing.TreeObject)
@@ -510,4 +494,4 @@ func (t *Tree) File(name string) ([]byte, error) {
 }
 
 // Len is the number of files in the tree.
-func (t *Tree) Len() int { return len(t.blobs) }
+func (t *Tree) Len() int { return t.files }
