@@ -165,16 +165,16 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	if diags.HasError() {
 		return nil, diags
 	}
-	layoutTree(res, assignments, rendered)
+	lay := layoutTree(res, assignments, rendered)
 	// Both only read the tree, and at 86k assignments each walks 258k files on one core (sorting the paths,
 	// summing the sizes by workload): side by side they take the time of the longer.
 	var sizeWarning model.Diagnostic
 	var tooLarge bool
 	parallel.For(2, opts.Parallelism, func(i int) {
 		if i == 0 {
-			res.ContentHash = ContentHash(res.Files)
+			res.ContentHash = contentHash(res.Files, lay.sortedPaths(res.Files))
 		} else {
-			sizeWarning, tooLarge = treeSizeWarning(res, assignments)
+			sizeWarning, tooLarge = treeSizeWarning(res, assignments, lay)
 		}
 	})
 	if tooLarge {

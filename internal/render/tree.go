@@ -73,12 +73,26 @@ func newTree(environment string, set *model.Set, assignments int) *Result {
 	return res
 }
 
-// layoutTree adds every rendered, unskipped assignment and its files to the result's GitOps tree.
-func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssignment) {
-	kept := 0
+// layoutTree adds every rendered, unskipped assignment and its files to the result's GitOps tree. It
+// returns what it learnt on the way, which spares the content hash and the tree-size check a walk of
+// the whole tree each (treeLayout).
+func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssignment) *treeLayout {
+	kept, files := 0, 0
 	for _, r := range rendered {
 		if !r.skipped {
 			kept++
+			files += len(r.files)
+		}
+	}
+	lay := &treeLayout{paths: make([]string, 0, len(res.Files)+files), shares: map[string]*workloadShare{}}
+	// Each cluster type's README.md comes before its assignments' files, as it sorts before folders
+	// named with a lower-case letter.
+	readmes := 0
+	readmesUpTo := func(ct string) {
+		for ; readmes < len(res.ClusterTypes) && (ct == "" || res.ClusterTypes[readmes] <= ct); readmes++ {
+			p := readmePath(res.ClusterTypes[readmes])
+			lay.paths = append(lay.paths, p)
+			lay.bytes += int64(len(res.Files[p]))
 		}
 	}
 	// Sized once (the slice grows from nil as before, so that no assignments stays nil).
@@ -87,22 +101,105 @@ func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssign
 		if r.skipped {
 			continue
 		}
-		res.Assignments = append(res.Assignments, assignments[i])
+		a := &assignments[i]
+		res.Assignments = append(res.Assignments, *a)
+		readmesUpTo(a.ClusterType)
+		from := len(lay.paths)
+		var size int64
 		for _, f := range r.files {
 			res.Files[f.path] = f.content
+			lay.paths = append(lay.paths, f.path)
+			size += int64(len(f.content))
+			lay.irregular = lay.irregular || folderOf(f.path) != a.Path
+		}
+		// An assignment's files are added in the order they are rendered; sorted, most trees' paths are
+		// in order already (assignments come by cluster type, then target).
+		slices.Sort(lay.paths[from:])
+		lay.bytes += size
+		if len(r.files) > 0 {
+			sh := lay.shares[a.Workload]
+			if sh == nil {
+				sh = &workloadShare{name: a.Workload}
+				lay.shares[a.Workload] = sh
+			}
+			sh.bytes += size
+			sh.files += int64(len(r.files))
 		}
 	}
+	readmesUpTo("")
+	return lay
+}
+
+// treeLayout is what layoutTree learns while it adds the files: every path of the tree, in the order
+// it added them (almost always sorted), the bytes of all files and the bytes and files of each workload's
+// folders. irregular is set when a file is not in its assignment's folder, which no render writes; the
+// content hash and the tree-size check then read the tree itself.
+type treeLayout struct {
+	paths     []string
+	bytes     int64
+	shares    map[string]*workloadShare
+	irregular bool
+}
+
+// workloadShare is the bytes and files of one workload's folders.
+type workloadShare struct {
+	name         string
+	bytes, files int64
+}
+
+// sortedPaths returns the paths of files, sorted: the layout's when they are exactly the tree's, which
+// takes one comparison per path where they are in order, or else the tree's keys, sorted.
+func (lay *treeLayout) sortedPaths(files map[string]string) []string {
+	if lay != nil && !lay.irregular && len(lay.paths) == len(files) {
+		paths := lay.paths
+		if !strictlyIncreasing(paths) {
+			slices.Sort(paths)
+		}
+		// Every path of the layout is a key of files; as many distinct ones as files has keys are all of them.
+		if strictlyIncreasing(paths) {
+			return paths
+		}
+	}
+	return sortedPathsOf(files)
+}
+
+func strictlyIncreasing(s []string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] >= s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedPathsOf(files map[string]string) []string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// folderOf is the folder of the first two components of a path (an assignment's folder), or the path.
+func folderOf(name string) string {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		if j := strings.IndexByte(name[i+1:], '/'); j >= 0 {
+			return name[:i+1+j]
+		}
+	}
+	return name
 }
 
 // ContentHash is a SHA-256 over the sorted paths of a file map, each followed by the SHA-256 of its
 // content. Hashing each file on its own lets every core take a share: at 100k assignments the tree is
 // about 200 MB, and one sequential SHA-256 over it was the longest single-threaded step of a render.
 func ContentHash(files map[string]string) string {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	return contentHash(files, sortedPathsOf(files))
+}
+
+// contentHash is ContentHash with the sorted paths of files given.
+func contentHash(files map[string]string, paths []string) string {
 	sums := make([][sha256.Size]byte, len(paths))
 	const chunk = 256
 	parallel.For((len(paths)+chunk-1)/chunk, 0, func(c int) {

@@ -5,10 +5,12 @@ package render
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 // TestTreeSizeWarningNamesTheLargestWorkloads: a tree over TreeWarnBytes renders, with one warning that
@@ -53,5 +55,65 @@ func TestTreeSizeWarningNamesTheLargestWorkloads(t *testing.T) {
 	res, diags = NewEngine().Render("dev", docs(15), Options{})
 	if _, n := warning(diags); res == nil || n != 0 {
 		t.Fatalf("a 60 MiB tree warned: %v", diags)
+	}
+}
+
+// The content hash and the tree-size check read the paths and sizes that layoutTree learnt instead of
+// walking the tree. They must be what the tree itself gives: the sorted paths (even where the folders are
+// out of order, as a target named "app-t-b" sorts before "app-t/"), the bytes of every file and each
+// workload's share; and a layout that does not match its tree is not used.
+func TestTreeLayoutMatchesTheTree(t *testing.T) {
+	t.Parallel()
+	docs := []string{
+		clusterTypeDoc("large", nil, "rec", "ns", "cfg"), clusterTypeDoc("large-b", nil, "rec", "ns", "cfg"), clusterTypeDoc("0-first", nil, "rec", "ns", "cfg"),
+		simpleTemplates[0], simpleTemplates[1], simpleTemplates[2], policyDoc("p", "", "", ""),
+		registrationDoc("app", "ws"), workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}, targetSpec{name: "t-b", env: "dev"}, targetSpec{name: "t0", env: "dev"}),
+		registrationDoc("db", "ws"), workloadDoc("db", "", nil, targetSpec{name: "x", env: "dev"}),
+	}
+	set := parseSet(t, docs...)
+	spec, err := fleet.Preset("1k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated, err := fleet.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, set := range map[string]*model.Set{"names out of order": set, "1k": parseSet(t, generated.Manifests()...)} {
+		targets, _ := DeriveTargets("dev", set)
+		assignments, _ := Schedule("dev", set, targets)
+		res := newTree("dev", set, len(assignments))
+		rendered, diags := NewEngine().renderAssignments("dev", set, targets, assignments, Options{})
+		if diags.HasError() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		lay := layoutTree(res, assignments, rendered)
+		// A fleet's paths come in order; the names here do not.
+		if lay.irregular || strictlyIncreasing(lay.paths) != (name == "1k") {
+			t.Errorf("%s: irregular %v, paths in order %v", name, lay.irregular, strictlyIncreasing(lay.paths))
+		}
+		var total int64
+		for _, c := range res.Files {
+			total += int64(len(c))
+		}
+		if want := workloadShares(res, assignments); lay.bytes != total || !reflect.DeepEqual(lay.shares, want) || len(want) != 2 && name != "1k" {
+			t.Errorf("%s: layout %d bytes %v, tree %d bytes %v", name, lay.bytes, lay.shares, total, want)
+		}
+		if got, want := lay.sortedPaths(res.Files), sortedPathsOf(res.Files); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: layout paths %v, want %v", name, got, want)
+		}
+		if got, want := contentHash(res.Files, lay.sortedPaths(res.Files)), ContentHash(res.Files); got != want {
+			t.Errorf("%s: hash %s, want %s", name, got, want)
+		}
+		// A layout that lacks a file of the tree, or names one twice, is not used.
+		res.Files["large/extra"] = "x"
+		if got := lay.sortedPaths(res.Files); !reflect.DeepEqual(got, sortedPathsOf(res.Files)) {
+			t.Errorf("%s: a layout without a file of the tree was used", name)
+		}
+		lay.paths[len(lay.paths)-1] = lay.paths[0]
+		delete(res.Files, "large/extra")
+		if got := lay.sortedPaths(res.Files); !reflect.DeepEqual(got, sortedPathsOf(res.Files)) {
+			t.Errorf("%s: a layout with a path twice was used", name)
+		}
 	}
 }

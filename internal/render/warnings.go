@@ -262,44 +262,24 @@ const (
 )
 
 // treeSizeWarning warns about a tree over TreeWarnBytes or TreeWarnFiles, naming the workloads whose
-// folders hold the most bytes.
-func treeSizeWarning(res *Result, assignments []Assignment) (model.Diagnostic, bool) {
+// folders hold the most bytes. The sizes are the layout's (layoutTree) unless it is irregular.
+func treeSizeWarning(res *Result, assignments []Assignment, lay *treeLayout) (model.Diagnostic, bool) {
 	var total int64
-	for _, content := range res.Files {
-		total += int64(len(content))
+	var shares map[string]*workloadShare
+	if lay != nil && !lay.irregular && len(lay.paths) == len(res.Files) {
+		total, shares = lay.bytes, lay.shares
+	} else {
+		for _, content := range res.Files {
+			total += int64(len(content))
+		}
 	}
 	if total <= TreeWarnBytes && len(res.Files) <= TreeWarnFiles {
 		return model.Diagnostic{}, false
 	}
-	workloadOf := make(map[string]string, len(assignments))
-	for _, a := range assignments {
-		workloadOf[a.Path] = a.Workload
+	if shares == nil {
+		shares = workloadShares(res, assignments)
 	}
-	type share struct {
-		name         string
-		bytes, files int64
-	}
-	shares := map[string]*share{}
-	for name, content := range res.Files {
-		folder := name
-		if i := strings.IndexByte(name, '/'); i >= 0 {
-			if j := strings.IndexByte(name[i+1:], '/'); j >= 0 {
-				folder = name[:i+1+j]
-			}
-		}
-		w, ok := workloadOf[folder]
-		if !ok {
-			continue // a cluster type's README.md
-		}
-		sh := shares[w]
-		if sh == nil {
-			sh = &share{name: w}
-			shares[w] = sh
-		}
-		sh.bytes += int64(len(content))
-		sh.files++
-	}
-	list := make([]*share, 0, len(shares))
+	list := make([]*workloadShare, 0, len(shares))
 	for _, sh := range shares {
 		list = append(list, sh)
 	}
@@ -317,6 +297,29 @@ func treeSizeWarning(res *Result, assignments []Assignment) (model.Diagnostic, b
 		Detail: fmt.Sprintf("the rendered tree of environment %q holds %d files, %s, more than %s or %d files. Every cluster fetches "+
 			"it and every plan compares it; check that this is intended. The largest by workload: %s. The hard limit is render_max_output_bytes",
 			res.Environment, len(res.Files), mib(total), mib(TreeWarnBytes), TreeWarnFiles, strings.Join(top, ", "))}, true
+}
+
+// workloadShares sums the files of the tree by the workload whose folder holds them.
+func workloadShares(res *Result, assignments []Assignment) map[string]*workloadShare {
+	workloadOf := make(map[string]string, len(assignments))
+	for _, a := range assignments {
+		workloadOf[a.Path] = a.Workload
+	}
+	shares := map[string]*workloadShare{}
+	for name, content := range res.Files {
+		w, ok := workloadOf[folderOf(name)]
+		if !ok {
+			continue // a cluster type's README.md
+		}
+		sh := shares[w]
+		if sh == nil {
+			sh = &workloadShare{name: w}
+			shares[w] = sh
+		}
+		sh.bytes += int64(len(content))
+		sh.files++
+	}
+	return shares
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
