@@ -388,22 +388,6 @@ func (b *builder) put(h plumbing.Hash, obj func() (plumbing.EncodedObject, error
 	return err
 }
 
-func (b *builder) blobObject(content []byte) func() (plumbing.EncodedObject, error) {
-	return func() (plumbing.EncodedObject, error) {
-		obj := b.st.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
-		obj.SetSize(int64(len(content)))
-		w, err := obj.Writer()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(content); err != nil {
-			return nil, err
-		}
-		return obj, w.Close()
-	}
-}
-
 // persist stores node n (already encoded) where it differs from the old tree and
 // records changes; subtrees with equal hashes are skipped without being read.
 func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
@@ -445,11 +429,7 @@ func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
 		default:
 			b.changes.Added = append(b.changes.Added, join(name))
 		}
-		obj := b.blobObject(l.content)
-		if l.stored != nil {
-			obj = l.object
-		}
-		if err := b.put(l.Hash, obj); err != nil {
+		if err := b.put(l.Hash, l.object); err != nil {
 			return err
 		}
 	}

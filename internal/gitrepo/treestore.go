@@ -467,10 +467,29 @@ func (l leaf) object() (plumbing.EncodedObject, error) {
 			return nil, err
 		}
 	}
-	o := &plumbing.MemoryObject{}
-	o.SetType(plumbing.BlobObject)
-	_, err := o.Write(content)
-	return o, err
+	return &knownBlob{hash: l.Hash, content: content}, nil
+}
+
+// knownBlob is a blob whose id is known: the tree's build hashed its content, or the store's read checked
+// it. A MemoryObject would copy the content and hash it a second time when the pack is written (both for
+// every file of a first delivery).
+type knownBlob struct {
+	hash    plumbing.Hash
+	content []byte
+}
+
+func (o *knownBlob) Hash() plumbing.Hash       { return o.hash }
+func (o *knownBlob) Type() plumbing.ObjectType { return plumbing.BlobObject }
+func (o *knownBlob) Size() int64               { return int64(len(o.content)) }
+func (o *knownBlob) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.content)), nil
+}
+
+// SetType, SetSize and Writer complete plumbing.EncodedObject; a knownBlob is never written to.
+func (o *knownBlob) SetType(plumbing.ObjectType) {}
+func (o *knownBlob) SetSize(int64)               {}
+func (o *knownBlob) Writer() (io.WriteCloser, error) {
+	return nil, errors.New("a known blob is read-only")
 }
 
 // File is the content of the desired file name (relative to the tree's path), read from the store for
