@@ -71,18 +71,76 @@ type span struct{ from, to int }
 // nameSpans appends to spans every occurrence of each maskable name in text, sorted and merged where
 // they overlap. A merged span is still a run of name characters that starts and ends with a letter or
 // digit, so masking it keeps the verdict just as masking one name does.
+//
+// Each name's occurrences are found left to right, each after the end of the one before. A name that
+// extends another (a target named after its workload: "billing-0005" and "billing-0005-canary") is not
+// searched for on its own: every occurrence of it starts where the shorter one occurs, so it is looked
+// for at each of those, which spares a pass over the text and finds the same occurrences.
 func nameSpans(text string, names []string, spans []span) []span {
-	for _, n := range names {
-		if !isMaskableName(n) {
+	const most = 4 // names beyond this many are each searched for on their own
+	var maskable [most]bool
+	var carrier [most]int // the name with which names[i] is found, or -1
+	if len(names) <= most {
+		for i, n := range names {
+			maskable[i] = isMaskableName(n)
+		}
+		for m := range names {
+			carrier[m] = -1
+			for k := range names {
+				if k != m && maskable[k] && maskable[m] && len(names[k]) < len(names[m]) && strings.HasPrefix(names[m], names[k]) {
+					carrier[m] = k
+					break
+				}
+			}
+		}
+		// A name that extends one that extends another is found with the shortest: it starts with it too.
+		for m := range names {
+			for carrier[m] >= 0 && carrier[carrier[m]] >= 0 {
+				carrier[m] = carrier[carrier[m]]
+			}
+		}
+	}
+	var carried [most]int
+	for k, n := range names {
+		if len(names) <= most && (!maskable[k] || carrier[k] >= 0) || len(names) > most && !isMaskableName(n) {
+			continue // not a name, or searched for with the name it extends
+		}
+		c := 0
+		for m := range names {
+			if len(names) <= most && carrier[m] == k {
+				carried[c] = m
+				c++
+			}
+		}
+		if c == 0 {
+			for from := 0; ; {
+				i := strings.Index(text[from:], n)
+				if i < 0 {
+					break
+				}
+				spans = append(spans, span{from + i, from + i + len(n)})
+				from += i + len(n)
+			}
 			continue
 		}
+		var ends [len(carried) + 1]int // where the last occurrence taken of n (0) and of each carried name ends
 		for from := 0; ; {
 			i := strings.Index(text[from:], n)
 			if i < 0 {
 				break
 			}
-			spans = append(spans, span{from + i, from + i + len(n)})
-			from += i + len(n)
+			at := from + i
+			if at >= ends[0] {
+				spans = append(spans, span{at, at + len(n)})
+				ends[0] = at + len(n)
+			}
+			for j, m := range carried[:c] {
+				if o := names[m]; at >= ends[j+1] && strings.HasPrefix(text[at:], o) {
+					spans = append(spans, span{at, at + len(o)})
+					ends[j+1] = at + len(o)
+				}
+			}
+			from = at + 1
 		}
 	}
 	if len(spans) < 2 {

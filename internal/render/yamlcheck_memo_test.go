@@ -4,6 +4,8 @@
 package render
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -136,12 +138,16 @@ func FuzzYAMLMaskKeepsVerdict(f *testing.F) {
 	for _, s := range yamlMaskSeeds {
 		f.Add(s, "ct-1", "web-1")
 		f.Add(s, "dev-southeastasia-large-0029-search-0053-functional-test", "billing-0005")
+		f.Add(s, "web-1-ct-1", "web-1")
 	}
 	f.Fuzz(func(t *testing.T, text, name1, name2 string) {
 		if strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%") {
 			return
 		}
 		spans := nameSpans(text, []string{name1, name2}, nil)
+		if want := nameSpansOneByOne(text, []string{name1, name2}); !reflect.DeepEqual(spans, want) {
+			t.Fatalf("spans of %q in %q: %v, searching each name on its own %v", []string{name1, name2}, text, spans, want)
+		}
 		masked := applySpans(text, spans)
 		if hashMasked(text, spans) != hashMasked(masked, nil) {
 			t.Fatalf("the memo key of %q is not the hash of its masked text %q", text, masked)
@@ -150,4 +156,58 @@ func FuzzYAMLMaskKeepsVerdict(f *testing.F) {
 			t.Fatalf("text %q: %v; masked %q: %v", text, a, masked, b)
 		}
 	})
+}
+
+// nameSpansOneByOne is nameSpans searching for every name on its own, as it did before names that
+// extend another were found with it.
+func nameSpansOneByOne(text string, names []string) []span {
+	var spans []span
+	for _, n := range names {
+		if !isMaskableName(n) {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(text[from:], n)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{from + i, from + i + len(n)})
+			from += i + len(n)
+		}
+	}
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	merged := spans[:1]
+	for _, s := range spans[1:] {
+		last := &merged[len(merged)-1]
+		if s.from <= last.to {
+			last.to = max(last.to, s.to)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// A target named after its workload is found while searching for the workload; the spans are those of
+// searching for each name on its own, also where a name overlaps itself or extends several others.
+func TestNameSpansOfNamesThatExtendAnother(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text  string
+		names []string
+	}{
+		{"ns: dev-ct-1-web-1-canary\nt: web-1-canary\nw: web-1\nx: web-1-canar", []string{"web-1-canary", "ct-1", "web-1"}},
+		{"ababa-x aba-x abab abababa-x-y", []string{"aba-x", "aba", "aba-x-y"}},
+		{"aaaa-a aa-aa a", []string{"aa-a", "a", "aa", "Not_DNS"}},
+		{"aaaa-a aa-aa a", []string{"aa-a", "a", "aa", "Not_DNS", ""}}, // more names than nameSpans carries
+		{"web-1 web-1", []string{"web-1", "web-1"}},
+		{"no names here", []string{"web-1-x", "web-1"}},
+	} {
+		if got, want := nameSpans(c.text, c.names, nil), nameSpansOneByOne(c.text, c.names); !reflect.DeepEqual(got, want) {
+			t.Errorf("spans of %q in %q: %v, want %v", c.names, c.text, got, want)
+		}
+	}
 }
