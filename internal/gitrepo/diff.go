@@ -4,12 +4,15 @@
 package gitrepo
 
 import (
+	gohash "hash"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	githash "github.com/go-git/go-git/v5/plumbing/hash"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
@@ -52,15 +55,16 @@ func (t *Tree) blobIDs() map[string]string {
 // Nothing is stored. It keeps the content and the encoded trees, so that an apply in the same process
 // writes it (ApplyRequest.Tree) without building it again. files must not be modified afterwards.
 func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
+	names, contents := make([]string, 0, len(files)), make([][]byte, 0, len(files))
+	for name, content := range files {
+		names, contents = append(names, name), append(contents, content)
 	}
 	ids := make([]plumbing.Hash, len(names))
 	const chunk = 1024
 	parallel.For((len(names)+chunk-1)/chunk, 0, func(c int) {
+		h := newBlobHasher()
 		for i := c * chunk; i < min(len(names), (c+1)*chunk); i++ {
-			ids[i] = plumbing.ComputeHash(plumbing.BlobObject, files[names[i]])
+			ids[i] = h.id(contents[i])
 		}
 	})
 	node := newDirNode()
@@ -69,7 +73,7 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 		if err := ValidateFileName(name); err != nil {
 			return nil, err
 		}
-		content := files[name]
+		content := contents[i]
 		if content == nil {
 			content = []byte{} // nil content marks an entry kept as is (leaf)
 		}
@@ -94,6 +98,27 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 		return nil, err
 	}
 	return &Tree{root: node, files: len(names)}, nil
+}
+
+// blobHasher computes blob ids with one hash state, reset for each blob: plumbing.ComputeHash allocates a
+// state and a header per object. It uses go-git's hash (SHA-1 with collision detection) as ComputeHash does.
+type blobHasher struct {
+	h        gohash.Hash
+	hdr, sum []byte
+}
+
+func newBlobHasher() *blobHasher { return &blobHasher{h: githash.New(githash.CryptoType)} }
+
+// id is the Git id of content as a blob.
+func (b *blobHasher) id(content []byte) plumbing.Hash {
+	b.h.Reset()
+	b.hdr = append(strconv.AppendInt(append(b.hdr[:0], "blob "...), int64(len(content)), 10), 0)
+	_, _ = b.h.Write(b.hdr)
+	_, _ = b.h.Write(content)
+	b.sum = b.h.Sum(b.sum[:0])
+	var id plumbing.Hash
+	copy(id[:], b.sum)
+	return id
 }
 
 func newMemoryObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
