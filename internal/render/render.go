@@ -172,7 +172,8 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	var tooLarge bool
 	parallel.For(2, opts.Parallelism, func(i int) {
 		if i == 0 {
-			res.ContentHash = contentHash(res.Files, lay.sortedPaths(res.Files))
+			paths, contents := lay.sortedPaths(res.Files)
+			res.ContentHash = contentHash(res.Files, paths, contents)
 		} else {
 			sizeWarning, tooLarge = treeSizeWarning(res, assignments, lay)
 		}

@@ -84,7 +84,8 @@ func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssign
 			files += len(r.files)
 		}
 	}
-	lay := &treeLayout{paths: make([]string, 0, len(res.Files)+files), shares: map[string]*workloadShare{}}
+	n := len(res.Files) + files
+	lay := &treeLayout{paths: make([]string, 0, n), contents: make([]string, 0, n), shares: map[string]*workloadShare{}}
 	// Each cluster type's README.md comes before its assignments' files, as it sorts before folders
 	// named with a lower-case letter.
 	readmes := 0
@@ -92,6 +93,7 @@ func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssign
 		for ; readmes < len(res.ClusterTypes) && (ct == "" || res.ClusterTypes[readmes] <= ct); readmes++ {
 			p := readmePath(res.ClusterTypes[readmes])
 			lay.paths = append(lay.paths, p)
+			lay.contents = append(lay.contents, res.Files[p])
 			lay.bytes += int64(len(res.Files[p]))
 		}
 	}
@@ -104,17 +106,17 @@ func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssign
 		a := &assignments[i]
 		res.Assignments = append(res.Assignments, *a)
 		readmesUpTo(a.ClusterType)
-		from := len(lay.paths)
+		// An assignment's files are rendered in another order; sorted, most trees' paths are in order
+		// already (assignments come by cluster type, then target).
+		slices.SortFunc(r.files, func(a, b renderedFile) int { return strings.Compare(a.path, b.path) })
 		var size int64
 		for _, f := range r.files {
 			res.Files[f.path] = f.content
 			lay.paths = append(lay.paths, f.path)
+			lay.contents = append(lay.contents, f.content)
 			size += int64(len(f.content))
 			lay.irregular = lay.irregular || folderOf(f.path) != a.Path
 		}
-		// An assignment's files are added in the order they are rendered; sorted, most trees' paths are
-		// in order already (assignments come by cluster type, then target).
-		slices.Sort(lay.paths[from:])
 		lay.bytes += size
 		if len(r.files) > 0 {
 			sh := lay.shares[a.Workload]
@@ -131,11 +133,12 @@ func layoutTree(res *Result, assignments []Assignment, rendered []renderedAssign
 }
 
 // treeLayout is what layoutTree learns while it adds the files: every path of the tree, in the order
-// it added them (almost always sorted), the bytes of all files and the bytes and files of each workload's
-// folders. irregular is set when a file is not in its assignment's folder, which no render writes; the
+// it added them (almost always sorted), with its content (which spares the content hash a lookup in the
+// tree per file), the bytes of all files and the bytes and files of each workload's folders. irregular is set when a file is not in its assignment's folder, which no render writes; the
 // content hash and the tree-size check then read the tree itself.
 type treeLayout struct {
 	paths     []string
+	contents  []string // contents[i] is the content of paths[i]; nil once paths are sorted apart from it
 	bytes     int64
 	shares    map[string]*workloadShare
 	irregular bool
@@ -147,20 +150,22 @@ type workloadShare struct {
 	bytes, files int64
 }
 
-// sortedPaths returns the paths of files, sorted: the layout's when they are exactly the tree's, which
-// takes one comparison per path where they are in order, or else the tree's keys, sorted.
-func (lay *treeLayout) sortedPaths(files map[string]string) []string {
+// sortedPaths returns the paths of files, sorted, and their contents when it has them: the layout's when
+// they are exactly the tree's, which takes one comparison per path where they are in order, or else the
+// tree's keys, sorted, and no contents.
+func (lay *treeLayout) sortedPaths(files map[string]string) (paths, contents []string) {
 	if lay != nil && !lay.irregular && len(lay.paths) == len(files) {
-		paths := lay.paths
+		paths, contents = lay.paths, lay.contents
 		if !strictlyIncreasing(paths) {
 			slices.Sort(paths)
+			lay.contents, contents = nil, nil
 		}
 		// Every path of the layout is a key of files; as many distinct ones as files has keys are all of them.
 		if strictlyIncreasing(paths) {
-			return paths
+			return paths, contents
 		}
 	}
-	return sortedPathsOf(files)
+	return sortedPathsOf(files), nil
 }
 
 func strictlyIncreasing(s []string) bool {
@@ -195,16 +200,21 @@ func folderOf(name string) string {
 // content. Hashing each file on its own lets every core take a share: at 100k assignments the tree is
 // about 200 MB, and one sequential SHA-256 over it was the longest single-threaded step of a render.
 func ContentHash(files map[string]string) string {
-	return contentHash(files, sortedPathsOf(files))
+	return contentHash(files, sortedPathsOf(files), nil)
 }
 
-// contentHash is ContentHash with the sorted paths of files given.
-func contentHash(files map[string]string, paths []string) string {
+// contentHash is ContentHash with the sorted paths of files given, and their contents when contents is
+// not nil.
+func contentHash(files map[string]string, paths, contents []string) string {
 	sums := make([][sha256.Size]byte, len(paths))
 	const chunk = 256
 	parallel.For((len(paths)+chunk-1)/chunk, 0, func(c int) {
 		for i := c * chunk; i < len(paths) && i < (c+1)*chunk; i++ {
-			sums[i] = sha256.Sum256(stringBytes(files[paths[i]]))
+			if contents != nil {
+				sums[i] = sha256.Sum256(stringBytes(contents[i]))
+			} else {
+				sums[i] = sha256.Sum256(stringBytes(files[paths[i]]))
+			}
 		}
 	})
 	h := sha256.New()

@@ -99,20 +99,26 @@ func TestTreeLayoutMatchesTheTree(t *testing.T) {
 		if want := workloadShares(res, assignments); lay.bytes != total || !reflect.DeepEqual(lay.shares, want) || len(want) != 2 && name != "1k" {
 			t.Errorf("%s: layout %d bytes %v, tree %d bytes %v", name, lay.bytes, lay.shares, total, want)
 		}
-		if got, want := lay.sortedPaths(res.Files), sortedPathsOf(res.Files); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: layout paths %v, want %v", name, got, want)
+		for i, p := range lay.paths {
+			if lay.contents[i] != res.Files[p] {
+				t.Fatalf("%s: the layout's content of %s is not the tree's", name, p)
+			}
 		}
-		if got, want := contentHash(res.Files, lay.sortedPaths(res.Files)), ContentHash(res.Files); got != want {
+		paths, contents := lay.sortedPaths(res.Files)
+		if want := sortedPathsOf(res.Files); !reflect.DeepEqual(paths, want) || (contents == nil) != (name != "1k") {
+			t.Errorf("%s: layout paths %v (contents %v), want %v", name, paths, contents != nil, want)
+		}
+		if got, want := contentHash(res.Files, paths, contents), ContentHash(res.Files); got != want {
 			t.Errorf("%s: hash %s, want %s", name, got, want)
 		}
 		// A layout that lacks a file of the tree, or names one twice, is not used.
 		res.Files["large/extra"] = "x"
-		if got := lay.sortedPaths(res.Files); !reflect.DeepEqual(got, sortedPathsOf(res.Files)) {
+		if got, contents := lay.sortedPaths(res.Files); !reflect.DeepEqual(got, sortedPathsOf(res.Files)) || contents != nil {
 			t.Errorf("%s: a layout without a file of the tree was used", name)
 		}
 		lay.paths[len(lay.paths)-1] = lay.paths[0]
 		delete(res.Files, "large/extra")
-		if got := lay.sortedPaths(res.Files); !reflect.DeepEqual(got, sortedPathsOf(res.Files)) {
+		if got, contents := lay.sortedPaths(res.Files); !reflect.DeepEqual(got, sortedPathsOf(res.Files)) || contents != nil {
 			t.Errorf("%s: a layout with a path twice was used", name)
 		}
 	}
