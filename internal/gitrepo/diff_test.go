@@ -233,3 +233,29 @@ func TestNewTreeFromFilesRefusesAFileThatIsADirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareTreeNames: entries sort as Git sorts them, by name with a slash after a directory's, so that
+// "a.yaml" < "a/" (dir) < "a0", and a file "a" < "a.yaml" < a directory "a".
+func TestCompareTreeNames(t *testing.T) {
+	t.Parallel()
+	type e struct {
+		name string
+		dir  bool
+	}
+	key := func(x e) string {
+		if x.dir {
+			return x.name + "/"
+		}
+		return x.name
+	}
+	all := []e{{"a", false}, {"a", true}, {"a.yaml", false}, {"a0", true}, {"a0", false}, {"a-b", true}, {"ab", false}, {"b", true}, {"", false}, {"a/", false}, {"\xff", false}, {"a\xff", true}}
+	for _, x := range all {
+		for _, y := range all {
+			got := gitrepo.CompareTreeNames(x.name, x.dir, y.name, y.dir)
+			want := strings.Compare(key(x), key(y))
+			if (got < 0) != (want < 0) || (got == 0) != (want == 0) {
+				t.Errorf("%+v vs %+v: %d, want the sign of %d", x, y, got, want)
+			}
+		}
+	}
+}

@@ -155,3 +155,6 @@ var CheckGitComponentFully = checkGitComponent
 
 // InflateStored is the store's decoder of uncompressed zlib streams.
 var InflateStored = inflateStored
+
+// CompareTreeNames is the order of tree entries.
+var CompareTreeNames = compareTreeNames
