@@ -513,11 +513,14 @@ if step delivery; then
   # Render mode's cost against fleet size (issue 22, item 4): first apply, the change (plan + apply),
   # and the empty re-plan, log-log with a slope-1 reference. Only the delivery change's rows of
   # successful runs; one point per fleet.
-  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery.dat"
+  # The presets 1k, 10k, 86k, 100k share one shape and make the lines; other shapes (costlier-86k) are points.
+  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 && $1 ~ /^[0-9]+k$/ {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery.dat"
+  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 && $1 !~ /^[0-9]+k$/ {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery-shapes.dat"
   if command -v gnuplot >/dev/null && [ -s "$WORK_DIR/series-delivery.dat" ]; then
     gnuplot <<EOF
 set terminal pngcairo size 900,600 font ",11"
 set output "$OUT_DIR/delivery-scale.png"
+set termoption noenhanced
 set title "render mode, one kalypso_gitops_commit ($(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg))"
 set logscale xy
 set grid
@@ -528,6 +531,10 @@ plot "$WORK_DIR/series-delivery.dat" using 1:2 with linespoints title "first app
      "" using 1:3 with linespoints title "change: plan -out + apply", \\
      "" using 1:4 with linespoints title "empty re-plan", \\
      "" using 1:2:5 with labels offset 0,1 notitle, \\
+     "$WORK_DIR/series-delivery-shapes.dat" using 1:2 with points pt 7 lc 1 title "first apply (other shapes)", \\
+     "" using 1:3 with points pt 7 lc 2 title "change (other shapes)", \\
+     "" using 1:4 with points pt 7 lc 3 title "empty re-plan (other shapes)", \\
+     "" using 1:2:5 with labels offset 0,-1 notitle, \\
      [1000:100000] x / 1000.0 dashtype 2 lc rgb "gray" title "linear (slope 1)"
 EOF
   fi
