@@ -20,7 +20,10 @@ if ! diff <(strip examples/tutorial/tests/placement.tftest.hcl) <(strip examples
 fi
 
 version=$("$tf" version -json | sed -n 's/.*"terraform_version": *"\([0-9]*\.[0-9]*\).*/\1/p')
-if ! "$tf" version | grep -q '^OpenTofu'; then
+# The version text is read whole before it is searched: `tf version | grep -q` under pipefail fails
+# when grep exits first and the CLI gets SIGPIPE (exit 141), which made OpenTofu look like Terraform.
+version_text=$("$tf" version 2>/dev/null)
+if ! grep -q '^OpenTofu' <<<"$version_text"; then
   # override_during = plan (the tests replace the Git-reading resources during plan) needs Terraform 1.11.
   if [ "$(printf '%s\n1.11\n' "$version" | sort -V | head -1)" != "1.11" ]; then
     echo "FAIL: terraform test of the tutorial needs Terraform >= 1.11 (override_during); $tf is $version" >&2
