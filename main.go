@@ -24,6 +24,12 @@ import (
 var version = "dev"
 
 func main() {
+	// Before the server starts: the SDK reads its log levels when it builds its loggers.
+	for k, v := range provider.SDKLogDefaults(os.Environ()) {
+		if err := os.Setenv(k, v); err != nil {
+			log.Printf("[WARN] %v", err)
+		}
+	}
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "set to true to run the provider with support for debuggers like delve")
 	flag.Parse()
