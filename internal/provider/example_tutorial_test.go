@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,6 +202,40 @@ func (c *terraformCLI) plan(varFile string, stage int) *plannedChanges {
 	return &p
 }
 
+// startTutorial copies examples/tutorial, unmodified, into a temporary directory, seeds its application and
+// service source repositories and an empty GitOps repository, writes the variables file (the sources reached
+// through git_url_rewrites, plus extra) and runs terraform init. It returns the example's directory, the CLI,
+// the variables file and the GitOps repository.
+func startTutorial(t *testing.T, extra map[string]any) (example string, tf *terraformCLI, varFile, gitops string) {
+	t.Helper()
+	example = filepath.Join("..", "..", "examples", "tutorial")
+	work := t.TempDir()
+	fixtures.WriteTree(t, work, fixtures.ReadTree(t, example, nil))
+	root := t.TempDir()
+	appSrc := gitserver.NewSeededRepo(t, root, "app-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "app-src"), nil))
+	svcSrc := gitserver.NewSeededRepo(t, root, "svc-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "svc-src"), nil))
+	gitops = gitserver.NewBareRepo(t, root, "gitops.git", "main")
+	vars := map[string]any{
+		"gitops_repo": "file://" + filepath.ToSlash(gitops),
+		"git_url_rewrites": map[string]string{
+			"https://github.com/microsoft/kalypso-app-src": "file://" + filepath.ToSlash(appSrc),
+			"https://github.com/microsoft/kalypso-svc-src": "file://" + filepath.ToSlash(svcSrc),
+		},
+	}
+	maps.Copy(vars, extra)
+	text, err := json.Marshal(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	varFile = filepath.Join(work, "local.tfvars.json")
+	if err := os.WriteFile(varFile, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf = newTerraformCLI(t, work)
+	tf.mustRun("init", "-input=false", "-no-color")
+	return example, tf, varFile, gitops
+}
+
 // TestAccExampleTutorial_fiveStages runs examples/tutorial, unmodified, through its five stages with the
 // terraform CLI against local bare repositories, as `make demo` does, and checks every stage's plan and the
 // trees committed to the GitOps repository.
@@ -209,29 +244,9 @@ func TestAccExampleTutorial_fiveStages(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	example := filepath.Join("..", "..", "examples", "tutorial")
-	work := t.TempDir()
-	fixtures.WriteTree(t, work, fixtures.ReadTree(t, example, nil))
-	root := t.TempDir()
-	appSrc := gitserver.NewSeededRepo(t, root, "app-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "app-src"), nil))
-	svcSrc := gitserver.NewSeededRepo(t, root, "svc-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "svc-src"), nil))
-	gitops := gitserver.NewBareRepo(t, root, "gitops.git", "main")
-	varFile := filepath.Join(work, "local.tfvars.json")
-	vars, _ := json.Marshal(map[string]any{
-		"gitops_repo": "file://" + filepath.ToSlash(gitops),
-		"git_url_rewrites": map[string]string{
-			"https://github.com/microsoft/kalypso-app-src": "file://" + filepath.ToSlash(appSrc),
-			"https://github.com/microsoft/kalypso-svc-src": "file://" + filepath.ToSlash(svcSrc),
-		},
-	})
-	if err := os.WriteFile(varFile, vars, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	_, tf, varFile, gitops := startTutorial(t, nil)
 	devExpected := fixtures.Load(t, "tutorial-dev")
 	stageExpected := fixtures.Load(t, "tutorial-stage")
-
-	tf := newTerraformCLI(t, work)
-	tf.mustRun("init", "-input=false", "-no-color")
 
 	// Stage 1: hello-world-app is onboarded; only observability has a Dev policy, so the app is unscheduled.
 	p := tf.plan(varFile, 1)
@@ -364,33 +379,15 @@ func TestAccExampleTutorial_promotionStage_MockGitHubAPI(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	example := filepath.Join("..", "..", "examples", "tutorial")
-	work := t.TempDir()
-	fixtures.WriteTree(t, work, fixtures.ReadTree(t, example, nil))
-	root := t.TempDir()
-	appSrc := gitserver.NewSeededRepo(t, root, "app-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "app-src"), nil))
-	svcSrc := gitserver.NewSeededRepo(t, root, "svc-src.git", "main", fixtures.ReadTree(t, filepath.Join(example, "svc-src"), nil))
-	controlPlane := gitserver.NewSeededRepo(t, root, "control-plane.git", "main", map[string]string{"README.md": "Promoted through the environments."})
+	controlPlane := gitserver.NewSeededRepo(t, t.TempDir(), "control-plane.git", "main", map[string]string{"README.md": "Promoted through the environments."})
 	cp0 := gitserver.Head(t, controlPlane, "main")
-	gitops := gitserver.NewBareRepo(t, root, "gitops.git", "main")
 	gh := mockgithub.Start(t, "")
-	varFile := filepath.Join(work, "local.tfvars.json")
-	vars, _ := json.Marshal(map[string]any{
-		"gitops_repo": "file://" + filepath.ToSlash(gitops),
-		"git_url_rewrites": map[string]string{
-			"https://github.com/microsoft/kalypso-app-src": "file://" + filepath.ToSlash(appSrc),
-			"https://github.com/microsoft/kalypso-svc-src": "file://" + filepath.ToSlash(svcSrc),
-		},
+	example, tf, varFile, gitops := startTutorial(t, map[string]any{
 		"control_plane_commit":     cp0,
 		"control_plane_repo":       "file://" + filepath.ToSlash(controlPlane),
 		"github_base_url":          gh.BaseURL(),
 		"gitops_github_repository": "microsoft/kalypso-gitops",
 	})
-	if err := os.WriteFile(varFile, vars, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tf := newTerraformCLI(t, work)
-	tf.mustRun("init", "-input=false", "-no-color")
 	tf.plan(varFile, 5)
 	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
 

@@ -143,6 +143,11 @@ func nameSpans(text string, names []string, spans []span) []span {
 			from = at + 1
 		}
 	}
+	return mergeSpans(spans)
+}
+
+// mergeSpans sorts spans and merges those that overlap or touch, in place.
+func mergeSpans(spans []span) []span {
 	if len(spans) < 2 {
 		return spans
 	}

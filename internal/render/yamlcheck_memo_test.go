@@ -5,7 +5,6 @@ package render
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -175,20 +174,7 @@ func nameSpansOneByOne(text string, names []string) []span {
 			from += i + len(n)
 		}
 	}
-	if len(spans) < 2 {
-		return spans
-	}
-	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
-	merged := spans[:1]
-	for _, s := range spans[1:] {
-		last := &merged[len(merged)-1]
-		if s.from <= last.to {
-			last.to = max(last.to, s.to)
-			continue
-		}
-		merged = append(merged, s)
-	}
-	return merged
+	return mergeSpans(spans)
 }
 
 // A target named after its workload is found while searching for the workload; the spans are those of
