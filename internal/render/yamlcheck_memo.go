@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
 
 // Parsing every rendered manifest as YAML costs more than rendering it (at 100k assignments, about
@@ -42,13 +44,36 @@ var maskSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 type yamlChecker struct {
 	valid sync.Map // maskedKey → struct{}
 	size  atomic.Int64
+	// validShapes are the templating.Shapes of texts found valid: a text of one of them is valid too.
+	validShapes sync.Map // templating.Shape → struct{}
+	shapes      atomic.Int64
+	noShapes    bool // every text is checked (a test compares the verdicts)
+}
+
+// validShape reports whether texts of shape were found valid.
+func (c *yamlChecker) validShape(shape templating.Shape) bool {
+	if shape.IsZero() || c.noShapes {
+		return false
+	}
+	_, ok := c.validShapes.Load(shape)
+	return ok
+}
+
+// storeShape records that text, of shape, is valid. Not for texts with anchors or directives, which
+// invalid does not memoize either: a spliced name could be an alias that an anchor of the text defines
+// for one value and not for another.
+func (c *yamlChecker) storeShape(shape templating.Shape, text string) {
+	if shape.IsZero() || c.noShapes || unmaskable(text) || c.shapes.Add(1) > yamlMemoLimit {
+		return
+	}
+	c.validShapes.Store(shape, struct{}{})
 }
 
 type maskedKey [2]uint64
 
 // invalid returns the first YAML syntax error of text, or nil; names are the assignment's names.
 func (c *yamlChecker) invalid(text string, names ...string) error {
-	if strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%") {
+	if unmaskable(text) {
 		return invalidYAML(text)
 	}
 	var buf [16]span
@@ -63,6 +88,11 @@ func (c *yamlChecker) invalid(text string, names ...string) error {
 		c.valid.Store(key, struct{}{})
 	}
 	return nil
+}
+
+// unmaskable reports whether text has anchors or directives, whose verdict is not shared.
+func unmaskable(text string) bool {
+	return strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%")
 }
 
 // span is a byte range [from, to) of a text.
