@@ -246,8 +246,8 @@ func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits
 	entry := split(out, splice)
 	entry.spent = info.spent
 	memo.store(key, entry)
-	if real, ok := entry.output(data, lim); ok {
-		return real, entry.shape(data), nil
+	if spliced, ok := entry.output(data, lim); ok {
+		return spliced, entry.shape(data), nil
 	}
 	out, _, err = e.executeParsed(parsed, data, lim)
 	return out, Shape{}, err
