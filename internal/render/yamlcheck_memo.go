@@ -45,8 +45,9 @@ type yamlChecker struct {
 	valid sync.Map // maskedKey → struct{}
 	size  atomic.Int64
 	// validShapes are the templating.Shapes of texts found valid: a text of one of them is valid too.
-	validShapes sync.Map // templating.Shape → struct{}
-	shapes      atomic.Int64
+	// Not a sync.Map: boxing each Shape into an interface to look it up allocated.
+	shapesMu    sync.RWMutex
+	validShapes map[templating.Shape]struct{}
 	noShapes    bool // every text is checked (a test compares the verdicts)
 }
 
@@ -55,7 +56,9 @@ func (c *yamlChecker) validShape(shape templating.Shape) bool {
 	if shape.IsZero() || c.noShapes {
 		return false
 	}
-	_, ok := c.validShapes.Load(shape)
+	c.shapesMu.RLock()
+	_, ok := c.validShapes[shape]
+	c.shapesMu.RUnlock()
 	return ok
 }
 
@@ -63,10 +66,17 @@ func (c *yamlChecker) validShape(shape templating.Shape) bool {
 // invalid does not memoize either: a spliced name could be an alias that an anchor of the text defines
 // for one value and not for another.
 func (c *yamlChecker) storeShape(shape templating.Shape, text string) {
-	if shape.IsZero() || c.noShapes || unmaskable(text) || c.shapes.Add(1) > yamlMemoLimit {
+	if shape.IsZero() || c.noShapes || unmaskable(text) {
 		return
 	}
-	c.validShapes.Store(shape, struct{}{})
+	c.shapesMu.Lock()
+	defer c.shapesMu.Unlock()
+	if c.validShapes == nil {
+		c.validShapes = map[templating.Shape]struct{}{}
+	}
+	if len(c.validShapes) < yamlMemoLimit {
+		c.validShapes[shape] = struct{}{}
+	}
 }
 
 type maskedKey [2]uint64
