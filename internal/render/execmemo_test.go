@@ -139,3 +139,35 @@ func TestExecMemoRendersWhatExecutionRendersOnFleets(t *testing.T) {
 		})
 	}
 }
+
+// The built-in templates, which quote what they insert, on targets with labels and shared configs.
+func TestExecMemoRendersWhatExecutionRendersWithBuiltinTemplates(t *testing.T) {
+	t.Parallel()
+	pc := func(labels map[string]string) map[string]string {
+		labels["platform-config"] = "true"
+		return labels
+	}
+	set := parseSet(t,
+		clusterTypeDoc("large", map[string]string{"size": "large"}, "arc-flux", "default", "configmap"),
+		clusterTypeDoc("small", map[string]string{"size": "small"}, "argocd", "default", "configmap"),
+		clusterTypeDoc("edge-12", map[string]string{"size": "large"}, "argocd", "default", ""),
+		registrationDoc("app", "ws"),
+		registrationDoc("db", "ws2"),
+		workloadDoc("app", "", map[string]string{"purpose": "web"}, targetSpec{name: "t", env: "dev"}, targetSpec{name: "u-long-name", env: "dev", labels: map[string]string{"tier": "gold"}}),
+		workloadDoc("db", "", nil, targetSpec{name: "v", env: "dev"}),
+		policyDoc("p", "", "", ""),
+		configMapDoc("base", pc(map[string]string{}), map[string]string{"REGION": "West US", "PORT": "'8080'"}),
+		configMapDoc("large", pc(map[string]string{"size": "large"}), map[string]string{"HOSTS": "a,b"}),
+	)
+	wantFiles, want := renderWithMemos(t, set, 1, false)
+	if len(wantFiles) < 10 {
+		t.Fatalf("the set renders %d files", len(wantFiles))
+	}
+	files, got := renderWithMemos(t, set, 2, true)
+	if !reflect.DeepEqual(files, wantFiles) {
+		t.Fatal("the files differ")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the diagnostics differ:\ngot  %v\nwant %v", got, want)
+	}
+}
