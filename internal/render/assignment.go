@@ -219,6 +219,9 @@ type assignmentJob struct {
 	// execMemo holds template outputs by what the templates read (nil: every template is executed); the
 	// targets' Labels and Manifests maps and the shared composed configs are not modified during a render.
 	execMemo *templating.ExecMemo
+	// docPlans are checkDocuments' plans by output Shape (a nil plan: the texts are read one by one).
+	docPlansMu sync.RWMutex
+	docPlans   map[templating.Shape]*docPlan
 }
 
 // render renders one assignment in three steps: validate its platform config and deployability, render
@@ -459,7 +462,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 	}
 	file := fileName(use.file, tmpl.Spec.ContentType)
 	s.checkYAML(use, tmpl, file, out, shapes)
-	s.checkDocuments(use, tmpl, file, out)
+	s.checkDocuments(use, tmpl, file, out, shapes)
 	return renderedFile{filePath(s.a.Path, file), content}, true, true
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // renderWithMemos renders every assignment of set on the given number of workers, with or without the
-// template execution memo and the YAML verdicts shared by output Shape, and returns the files and all
-// the diagnostics of the assignments.
+// memos (template executions, the YAML verdicts and document checks shared by output Shape, and the
+// memos of checkDocuments), and returns the files and all the diagnostics of the assignments.
 func renderWithMemos(t *testing.T, set *model.Set, workers int, memo bool) (map[string]string, model.Diagnostics) {
 	t.Helper()
 	targets, _ := DeriveTargets("dev", set)
@@ -22,6 +22,7 @@ func renderWithMemos(t *testing.T, set *model.Set, workers int, memo bool) (map[
 	defer job.cancel()
 	if !memo {
 		job.execMemo, job.yamlChecks.noShapes = nil, true
+		job.noMemo, job.dataChecks.noMemo = true, true
 	}
 	out, diags := job.renderAll(assignments)
 	files := map[string]string{}
@@ -71,7 +72,10 @@ func TestExecMemoRendersWhatExecutionRenders(t *testing.T) {
 			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: {{ .DeploymentTargetName | quote }}\n  namespace: {{ $.Namespace }}\n"+
 				"  labels:\n{{ range $k, $v := .Labels }}    {{ $k }}: {{ $v | quote }}\n{{ end }}spec:\n  url: {{ with .Manifests }}{{ .repo }}{{ end }}\n",
 			// Invalid YAML on the cluster type named "broken" only.
-			"kind: Note\nmetadata:\n  name: {{ .Namespace }}\n{{ if eq .ClusterType \"broken\" }}  bad: [unclosed\n{{ end }}"),
+			"kind: Note\nmetadata:\n  name: {{ .Namespace }}\n{{ if eq .ClusterType \"broken\" }}  bad: [unclosed\n{{ end }}",
+			// Names of the same length in what checkDocuments reads: a header, a ConfigMap's data, a line's start.
+			"apiVersion: argoproj.io/{{ .ClusterType }}\nkind: Application\nmetadata:\n  name: {{ .Namespace }}\n---\napiVersion: v1\nkind: ConfigMap\n"+
+				"metadata:\n  name: {{ .Namespace }}\ndata:\n  {{ .ClusterType }}: [a]\n  same: 1\n---\n{{ .ClusterType }}: x\nkind: ConfigMap\napiVersion: v1\ndata:\n  n: 2\n"),
 		templateDoc("argocd", "reconciler", "",
 			"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ .Namespace | upper | lower }}\nspec:\n  destination:\n    namespace: \"{{ .Namespace }}\"\n"),
 		templateDoc("all", "reconciler", "",

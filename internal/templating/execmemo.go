@@ -179,6 +179,21 @@ type Shape struct {
 // IsZero reports whether s names no text.
 func (s Shape) IsZero() bool { return s.entry == nil }
 
+// Holes appends to spans the byte ranges [from, to) of the spliced values in every text of s: the rest
+// of such a text is the same in all of them.
+func (s Shape) Holes(spans [][2]int) [][2]int {
+	if s.entry == nil {
+		return spans
+	}
+	at := 0
+	for k, f := range s.entry.holes {
+		at += len(s.entry.parts[k])
+		spans = append(spans, [2]int{at, at + int(s.lens[f])})
+		at += int(s.lens[f])
+	}
+	return spans
+}
+
 // ExecuteAllMemo is ExecuteAllLimited with each execution looked up in memo first (nil: none). shapes
 // has one Shape per output, the zero one for an output that has none.
 func (e *Engine) ExecuteAllMemo(memo *ExecMemo, manifests []string, data *Data, lim Limits) (out []string, shapes []Shape, err error) {
