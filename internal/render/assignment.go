@@ -219,9 +219,9 @@ type assignmentJob struct {
 	// execMemo holds template outputs by what the templates read (nil: every template is executed); the
 	// targets' Labels and Manifests maps and the shared composed configs are not modified during a render.
 	execMemo *templating.ExecMemo
-	// docPlans are checkDocuments' plans by output Shape (a nil plan: the texts are read one by one).
+	// docPlans are checkDocuments' plans by memo entry (a nil plan: the texts are read one by one).
 	docPlansMu sync.RWMutex
-	docPlans   map[templating.Shape]*docPlan
+	docPlans   map[templating.EntryID]*docPlan
 }
 
 // render renders one assignment in three steps: validate its platform config and deployability, render

@@ -490,7 +490,7 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 		return
 	}
 	for i, m := range out {
-		if p := s.job.docPlan(shapes[i], m); p != nil {
+		if p := s.job.docPlan(shapes[i]); p != nil {
 			for _, h := range p.headers {
 				if h.unserved {
 					s.addUnservedAPIVersion(use, i, file, h.header)
@@ -532,12 +532,15 @@ func (s *assignmentRender) reportNonStrings(use templateUse, index int, file str
 	}
 }
 
-// A docPlan is what checkDocuments reads in every text of one templating.Shape: the documents' headers
-// and, for ConfigMaps, the non-string values of their data sections. The texts of a Shape differ only in
-// spliced names; where no name lies in what the checks read (the start of any line, a header line, a
-// ConfigMap's data section), they read the same in all of them, and the plan is replayed instead of
-// scanning each text. The reports still go through each assignment (their tallies count every file and
-// the holders depend on the assignment's composed config).
+// A docPlan is what checkDocuments reads in every text cut from one memo entry (templating.EntryID):
+// the documents' headers and, for ConfigMaps, the non-string values of their data sections. These texts
+// differ only in spliced names (DNS-1123 names, without line breaks). The plan is made from the entry's
+// skeleton and holds when no name lies where the checks read: within the first bytes of a line (so every
+// line starts alike in every text, and a name on a line starts no earlier than there in any text), on a
+// header or separator line, or in a ConfigMap's data section. Then every text has the same documents,
+// headers and data sections, and the plan is replayed instead of scanning each text. The reports still go
+// through each assignment (their tallies count every file, and the holders depend on the assignment's
+// composed config).
 type docPlan struct {
 	headers []plannedHeader
 }
@@ -554,30 +557,31 @@ type plannedHeader struct {
 // header (`apiVersion:`), a separator or a top-level key such as `data:` from any other line.
 const lineHead = len("apiVersion:")
 
-// docPlan returns the plan of the texts of shape, made from m (one of them), or nil when there is none.
-func (j *assignmentJob) docPlan(shape templating.Shape, m string) *docPlan {
+// docPlan returns the plan of the texts of shape's entry, or nil when there is none.
+func (j *assignmentJob) docPlan(shape templating.Shape) *docPlan {
 	if shape.IsZero() || j.noMemo {
 		return nil
 	}
+	id := shape.Entry()
 	j.docPlansMu.RLock()
-	p, ok := j.docPlans[shape]
+	p, ok := j.docPlans[id]
 	j.docPlansMu.RUnlock()
 	if !ok {
-		p = j.makeDocPlan(m, shape.Holes(nil))
+		p = j.makeDocPlan(shape.Skeleton())
 		j.docPlansMu.Lock()
 		if j.docPlans == nil {
-			j.docPlans = map[templating.Shape]*docPlan{}
+			j.docPlans = map[templating.EntryID]*docPlan{}
 		}
 		if len(j.docPlans) < yamlMemoLimit {
-			j.docPlans[shape] = p
+			j.docPlans[id] = p
 		}
 		j.docPlansMu.Unlock()
 	}
 	return p
 }
 
-// makeDocPlan makes the plan of m, whose spliced names lie at holes; nil when a name lies where the
-// checks read.
+// makeDocPlan makes the plan of the skeleton m, whose spliced names lie at holes; nil when a name lies
+// where the checks read.
 func (j *assignmentJob) makeDocPlan(m string, holes [][2]int) *docPlan {
 	overlaps := func(from, to int) bool {
 		for _, h := range holes {

@@ -58,6 +58,9 @@ func TestExecMemoRendersWhatExecutionRenders(t *testing.T) {
 		clusterTypeDoc("edge-1", map[string]string{"size": "large"}, "argocd", "ns", "configmap"),
 		clusterTypeDoc("broken", map[string]string{"size": "small"}, "flux", "ns", "configmap"),
 		clusterTypeDoc("rerender", map[string]string{"size": "rerender"}, "all", "ns", "configmap"),
+		// A name at the start of a line: on "kind" that line is a header.
+		clusterTypeDoc("kind", map[string]string{"size": "small"}, "flux", "ns", "configmap"),
+		clusterTypeDoc("tiny", map[string]string{"size": "small"}, "flux", "ns", "configmap"),
 		registrationDoc("app", "ws"),
 		registrationDoc("db", "ws2"),
 		workloadDoc("app", "", map[string]string{"purpose": "web"}, targetSpec{name: "t", env: "dev"}, targetSpec{name: "u", env: "dev", labels: map[string]string{"tier": "gold"}}),
@@ -75,7 +78,9 @@ func TestExecMemoRendersWhatExecutionRenders(t *testing.T) {
 			"kind: Note\nmetadata:\n  name: {{ .Namespace }}\n{{ if eq .ClusterType \"broken\" }}  bad: [unclosed\n{{ end }}",
 			// Names of the same length in what checkDocuments reads: a header, a ConfigMap's data, a line's start.
 			"apiVersion: argoproj.io/{{ .ClusterType }}\nkind: Application\nmetadata:\n  name: {{ .Namespace }}\n---\napiVersion: v1\nkind: ConfigMap\n"+
-				"metadata:\n  name: {{ .Namespace }}\ndata:\n  {{ .ClusterType }}: [a]\n  same: 1\n---\n{{ .ClusterType }}: x\nkind: ConfigMap\napiVersion: v1\ndata:\n  n: 2\n"),
+				"metadata:\n  name: {{ .Namespace }}\ndata:\n  {{ .ClusterType }}: [a]\n  same: 1\n---\n{{ .ClusterType }}: x\nkind: ConfigMap\napiVersion: v1\ndata:\n  n: 2\n"+
+				"---\n{{ .ClusterType }}: ConfigMap\napiVersion: v1\ndata:\n  x: [1]\n",
+			"apiVersion: v1\n{{ .ClusterType }}: ConfigMap\nmetadata:\n  name: {{ .Namespace }}\ndata:\n  x: [1]\n"),
 		templateDoc("argocd", "reconciler", "",
 			"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ .Namespace | upper | lower }}\nspec:\n  destination:\n    namespace: \"{{ .Namespace }}\"\n"),
 		templateDoc("all", "reconciler", "",

@@ -179,6 +179,30 @@ type Shape struct {
 // IsZero reports whether s names no text.
 func (s Shape) IsZero() bool { return s.entry == nil }
 
+// EntryID names the texts of every Shape cut from one memo entry, whatever the lengths of their values.
+type EntryID struct{ entry *memoEntry }
+
+// Entry returns the EntryID of s.
+func (s Shape) Entry() EntryID { return EntryID{s.entry} }
+
+// Skeleton is a text of s's entry, with a sentinel (lowercase letters) for each spliced value, and the
+// byte ranges of the sentinels in it. The texts of the entry differ from it only in those ranges, each of
+// which holds a DNS-1123 name in them.
+func (s Shape) Skeleton() (string, [][2]int) {
+	if s.entry == nil {
+		return "", nil
+	}
+	var b strings.Builder
+	holes := make([][2]int, 0, len(s.entry.holes))
+	for k, f := range s.entry.holes {
+		b.WriteString(s.entry.parts[k])
+		holes = append(holes, [2]int{b.Len(), b.Len() + len(sentinels[f])})
+		b.WriteString(sentinels[f])
+	}
+	b.WriteString(s.entry.parts[len(s.entry.parts)-1])
+	return b.String(), holes
+}
+
 // Holes appends to spans the byte ranges [from, to) of the spliced values in every text of s: the rest
 // of such a text is the same in all of them.
 func (s Shape) Holes(spans [][2]int) [][2]int {
