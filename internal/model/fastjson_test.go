@@ -260,6 +260,12 @@ func FuzzFastYAMLToJSON(f *testing.F) {
 	for _, text := range decodeCases() {
 		f.Add(text)
 	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "fleets", "*", "*.yaml"))
+	for _, file := range files {
+		if raw, err := os.ReadFile(file); err == nil {
+			f.Add(string(raw))
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		checkFastPath(t, "fuzz", text)
 	})
