@@ -181,33 +181,28 @@ type Entry struct {
 
 // DecodeDocument decodes one document into its typed object.
 func DecodeDocument(doc Document) (*Entry, Diagnostics) {
+	return decodeDocument(doc, true)
+}
+
+// decodeDocument is DecodeDocument; fast false takes the full YAML path for every document, which is
+// how TestFastPathDecodesAsTheFullPath compares the two.
+func decodeDocument(doc Document, fast bool) (*Entry, Diagnostics) {
 	fail := func(kind, name, field, summary, detail string) (*Entry, Diagnostics) {
 		return nil, Diagnostics{{Severity: SeverityError, Summary: summary, Detail: detail, Source: doc.Source, Kind: kind, Name: name, Field: field}}
 	}
-	// Strict YAML rejects duplicate keys, which Kubernetes would also reject.
-	js, err := yaml.YAMLToJSONStrict([]byte(doc.Text))
-	if err != nil && strings.Contains(err.Error(), "already set in map") {
-		// yaml.v2's strict mode counts a key that overrides one taken from a merge key (`<<: *base` then
-		// `name: t2`) as a duplicate. That is valid YAML, and sigs.k8s.io/yaml and Kubernetes accept it, so
-		// only keys written twice in one mapping are refused.
-		js, err = decodeWithMergeOverrides(doc.Text, err)
-	}
+	js, header, err := documentJSON(doc.Text, fast)
 	if err != nil {
 		return fail("", "", "", "Malformed YAML document", err.Error()+". Fix the YAML syntax (indent with spaces, no duplicate keys).")
 	}
 	if string(js) == "null" {
 		return nil, nil
 	}
-	var header struct {
-		APIVersion *string `json:"apiVersion"`
-		Kind       *string `json:"kind"`
-		Metadata   *struct {
-			Name *string `json:"name"`
-		} `json:"metadata"`
-	}
-	// Field names are case-sensitive, as in Kubernetes: `Metadata` or `apiversion` are unknown fields, not aliases.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &header); err != nil {
-		return fail("", "", "", "Document is not a Kubernetes object", "expected a mapping with apiVersion, kind and metadata: "+err.Error())
+	if header == nil {
+		header = &objectHeader{}
+		// Field names are case-sensitive, as in Kubernetes: `Metadata` or `apiversion` are unknown fields, not aliases.
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, header); err != nil {
+			return fail("", "", "", "Document is not a Kubernetes object", "expected a mapping with apiVersion, kind and metadata: "+err.Error())
+		}
 	}
 	kind := deref(header.Kind)
 	name := ""
@@ -242,6 +237,72 @@ func DecodeDocument(doc Document) (*Entry, Diagnostics) {
 	entry := &Entry{Kind: kind, Name: name, Object: obj, Doc: doc}
 	diags := Validate(entry)
 	return entry, diags
+}
+
+// objectHeader is what a document says about itself before its kind is known.
+type objectHeader struct {
+	APIVersion *string `json:"apiVersion"`
+	Kind       *string `json:"kind"`
+	Metadata   *struct {
+		Name *string `json:"name"`
+	} `json:"metadata"`
+}
+
+// documentJSON converts a document's YAML to JSON as sigs.k8s.io/yaml's YAMLToJSONStrict does, with
+// the fast path when fast is set and the text is in its subset. The header is set when the conversion
+// could read it on the way, nil when it is to be decoded from js.
+func documentJSON(text string, fast bool) ([]byte, *objectHeader, error) {
+	if fast {
+		if root, js, ok := fastYAMLToJSON(text); ok {
+			return js, fastHeader(root), nil
+		}
+	}
+	js, err := fullYAMLToJSON(text)
+	return js, nil, err
+}
+
+// fullYAMLToJSON converts any document's YAML to JSON and reports every error of it.
+func fullYAMLToJSON(text string) ([]byte, error) {
+	// Strict YAML rejects duplicate keys, which Kubernetes would also reject.
+	js, err := yaml.YAMLToJSONStrict([]byte(text))
+	if err != nil && strings.Contains(err.Error(), "already set in map") {
+		// yaml.v2's strict mode counts a key that overrides one taken from a merge key (`<<: *base` then
+		// `name: t2`) as a duplicate. That is valid YAML, and sigs.k8s.io/yaml and Kubernetes accept it, so
+		// only keys written twice in one mapping are refused.
+		js, err = decodeWithMergeOverrides(text, err)
+	}
+	return js, err
+}
+
+// fastHeader reads the header from the fast path's tree when each of its fields is absent or of the
+// type the header wants, which is when decoding the header from the JSON cannot fail; otherwise nil.
+func fastHeader(root *fyNode) *objectHeader {
+	var h objectHeader
+	str := func(n *fyNode, into **string) bool {
+		if n == nil {
+			return true
+		}
+		if n.kind != fyString {
+			return false
+		}
+		*into = &n.text
+		return true
+	}
+	if !str(root.get("apiVersion"), &h.APIVersion) || !str(root.get("kind"), &h.Kind) {
+		return nil
+	}
+	if m := root.get("metadata"); m != nil {
+		if m.kind != fyMapping {
+			return nil
+		}
+		h.Metadata = &struct {
+			Name *string `json:"name"`
+		}{}
+		if !str(m.get("name"), &h.Metadata.Name) {
+			return nil
+		}
+	}
+	return &h
 }
 
 // decodeWithMergeOverrides converts YAML to JSON like sigs.k8s.io/yaml does when the only duplicate keys

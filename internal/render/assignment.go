@@ -267,6 +267,9 @@ type assignmentRender struct {
 	// it made so far: together they order the reports (docOrder).
 	index      int
 	docReports uint32
+	// masks are the assignment's names for the YAML check, made at its first text (checkYAML).
+	masks      maskNames
+	masksReady bool
 }
 
 // fail adds a diagnostic about the assignment's cluster type.
@@ -571,10 +574,14 @@ func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file
 		if s.job.yamlChecks.validShape(shapes[i]) {
 			continue
 		}
-		// The names that vary between assignments. The environment is the same in every text of a render,
-		// and the namespace is environment-clusterType-target (Schedule), whose varying parts are masked
-		// here anyway: searching for either cost a pass over the text and masked nothing more.
-		err := s.job.yamlChecks.invalid(m, s.t.Name, s.ct.Metadata.Name, s.t.Workload)
+		if !s.masksReady {
+			// The names that vary between assignments. The environment is the same in every text of a
+			// render, and the namespace is environment-clusterType-target (Schedule), whose varying parts
+			// are masked here anyway: searching for either cost a pass over the text and masked nothing
+			// more. They are prepared once for the assignment's texts.
+			s.masks, s.masksReady = newMaskNames([]string{s.t.Name, s.ct.Metadata.Name, s.t.Workload}), true
+		}
+		err := s.job.yamlChecks.invalidMasked(m, &s.masks)
 		if err == nil {
 			s.job.yamlChecks.storeShape(shapes[i], m)
 			continue

@@ -205,7 +205,12 @@ func trimLineEnd(line string) string {
 }
 
 func docHeaders(manifest string) []docHeader {
-	var out []docHeader
+	return appendDocHeaders(nil, manifest)
+}
+
+// appendDocHeaders appends the headers of manifest's documents to out (docHeaders); checkDocuments
+// passes an array on its stack, as a slice per rendered text was most of what the check allocated.
+func appendDocHeaders(out []docHeader, manifest string) []docHeader {
 	cur, start := docHeader{}, 0
 	flush := func(end int) {
 		if cur.apiVersion != "" || cur.kind != "" {
@@ -504,7 +509,8 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 		if !documentsToCheck(m) {
 			continue
 		}
-		for _, h := range docHeaders(m) {
+		var buf [4]docHeader
+		for _, h := range appendDocHeaders(buf[:0], m) {
 			if unserved(h) {
 				s.addUnservedAPIVersion(use, i, file, h)
 			}

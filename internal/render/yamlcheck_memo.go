@@ -83,11 +83,17 @@ type maskedKey [2]uint64
 
 // invalid returns the first YAML syntax error of text, or nil; names are the assignment's names.
 func (c *yamlChecker) invalid(text string, names ...string) error {
+	m := newMaskNames(names)
+	return c.invalidMasked(text, &m)
+}
+
+// invalidMasked is invalid with the assignment's names analysed once for all of its texts.
+func (c *yamlChecker) invalidMasked(text string, names *maskNames) error {
 	if unmaskable(text) {
 		return invalidYAML(text)
 	}
 	var buf [16]span
-	key := hashMasked(text, nameSpans(text, names, buf[:0]))
+	key := hashMasked(text, names.spans(text, buf[:0]))
 	if _, ok := c.valid.Load(key); ok {
 		return nil
 	}
@@ -108,74 +114,111 @@ func unmaskable(text string) bool {
 // span is a byte range [from, to) of a text.
 type span struct{ from, to int }
 
-// nameSpans appends to spans every occurrence of each maskable name in text, sorted and merged where
-// they overlap. A merged span is still a run of name characters that starts and ends with a letter or
-// digit, so masking it keeps the verdict just as masking one name does.
+// maskNames is the names of one assignment, prepared for finding them in each text it renders.
 //
 // Each name's occurrences are found left to right, each after the end of the one before. A name that
 // extends another (a target named after its workload: "billing-0005" and "billing-0005-canary") is not
 // searched for on its own: every occurrence of it starts where the shorter one occurs, so it is looked
 // for at each of those, which spares a pass over the text and finds the same occurrences.
-func nameSpans(text string, names []string, spans []span) []span {
-	const most = 4 // names beyond this many are each searched for on their own
-	var maskable [most]bool
-	var carrier [most]int // the name with which names[i] is found, or -1
-	if len(names) <= most {
-		for i, n := range names {
-			maskable[i] = isMaskableName(n)
-		}
-		for m := range names {
-			carrier[m] = -1
-			for k := range names {
-				if k != m && maskable[k] && maskable[m] && len(names[k]) < len(names[m]) && strings.HasPrefix(names[m], names[k]) {
-					carrier[m] = k
-					break
-				}
+// It is a value without pointers of its own (but for more than four names): an assignment's checks
+// make one on the stack.
+type maskNames struct {
+	few  [maskFew]nameSearch
+	nFew int
+	many []nameSearch // when there are more than maskFew names, each searched for on its own
+}
+
+const maskFew = 4
+
+// nameSearch is one name that is searched for, and the longer names found where it occurs.
+type nameSearch struct {
+	name     string
+	carried  [maskFew - 1]string
+	nCarried int
+}
+
+func newMaskNames(names []string) maskNames {
+	var m maskNames
+	if len(names) > maskFew {
+		for _, n := range names {
+			if isMaskableName(n) {
+				m.many = append(m.many, nameSearch{name: n})
 			}
 		}
-		// A name that extends one that extends another is found with the shortest: it starts with it too.
-		for m := range names {
-			for carrier[m] >= 0 && carrier[carrier[m]] >= 0 {
-				carrier[m] = carrier[carrier[m]]
+		return m
+	}
+	const most = maskFew
+	var maskable [most]bool
+	var carrier [most]int // the name with which names[i] is found, or -1
+	for i, n := range names {
+		maskable[i] = isMaskableName(n)
+	}
+	for i := range names {
+		carrier[i] = -1
+		for k := range names {
+			if k != i && maskable[k] && maskable[i] && len(names[k]) < len(names[i]) && strings.HasPrefix(names[i], names[k]) {
+				carrier[i] = k
+				break
 			}
 		}
 	}
-	var carried [most]int
+	// A name that extends one that extends another is found with the shortest: it starts with it too.
+	for i := range names {
+		for carrier[i] >= 0 && carrier[carrier[i]] >= 0 {
+			carrier[i] = carrier[carrier[i]]
+		}
+	}
 	for k, n := range names {
-		if len(names) <= most && (!maskable[k] || carrier[k] >= 0) || len(names) > most && !isMaskableName(n) {
+		if !maskable[k] || carrier[k] >= 0 {
 			continue // not a name, or searched for with the name it extends
 		}
-		c := 0
-		for m := range names {
-			if len(names) <= most && carrier[m] == k {
-				carried[c] = m
-				c++
+		s := nameSearch{name: n}
+		for i := range names {
+			if carrier[i] == k {
+				s.carried[s.nCarried] = names[i]
+				s.nCarried++
 			}
 		}
-		if c == 0 {
+		m.few[m.nFew] = s
+		m.nFew++
+	}
+	return m
+}
+
+// spans appends to spans every occurrence of each maskable name in text, sorted and merged where they
+// overlap. A merged span is still a run of name characters that starts and ends with a letter or
+// digit, so masking it keeps the verdict just as masking one name does.
+func (m *maskNames) spans(text string, spans []span) []span {
+	searched := m.many
+	if searched == nil {
+		searched = m.few[:m.nFew]
+	}
+	for si := range searched {
+		s := &searched[si]
+		n := s.name
+		if s.nCarried == 0 {
 			for from := 0; ; {
-				i := strings.Index(text[from:], n)
+				i := s.index(text, from)
 				if i < 0 {
 					break
 				}
-				spans = append(spans, span{from + i, from + i + len(n)})
-				from += i + len(n)
+				spans = append(spans, span{i, i + len(n)})
+				from = i + len(n)
 			}
 			continue
 		}
-		var ends [len(carried) + 1]int // where the last occurrence taken of n (0) and of each carried name ends
+		var ends [maskFew]int // where the last occurrence taken of n (0) and of each carried name ends
 		for from := 0; ; {
-			i := strings.Index(text[from:], n)
-			if i < 0 {
+			at := s.index(text, from)
+			if at < 0 {
 				break
 			}
-			at := from + i
 			if at >= ends[0] {
 				spans = append(spans, span{at, at + len(n)})
 				ends[0] = at + len(n)
 			}
-			for j, m := range carried[:c] {
-				if o := names[m]; at >= ends[j+1] && strings.HasPrefix(text[at:], o) {
+			for j, o := range s.carried[:s.nCarried] {
+				if at >= ends[j+1] && strings.HasPrefix(text[at:], o) {
 					spans = append(spans, span{at, at + len(o)})
 					ends[j+1] = at + len(o)
 				}
@@ -184,6 +227,14 @@ func nameSpans(text string, names []string, spans []span) []span {
 		}
 	}
 	return mergeSpans(spans)
+}
+
+// index is the first occurrence of the name in text at or after from, or -1.
+func (s *nameSearch) index(text string, from int) int {
+	if i := strings.Index(text[from:], s.name); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // mergeSpans sorts spans and merges those that overlap or touch, in place.

@@ -45,9 +45,9 @@ func TestYAMLCheckerAgreesWithParsing(t *testing.T) {
 func TestNameSpansMaskEveryOccurrence(t *testing.T) {
 	t.Parallel()
 	text := "ns: dev-ct-1-web-1\nct: ct-1\nweb: web-1\nupper: Web-1\nglued: web-1ct-1"
-	spans := nameSpans(text, []string{"dev-ct-1-web-1", "web-1", "ct-1", "Not_DNS", ""}, nil)
+	spans := nameSpans(text, []string{"dev-ct-1-web-1", "web-1", "ct-1", "Not_DNS", ""})
 	want := "ns: x\nct: x\nweb: x\nupper: Web-1\nglued: x" // every name here ends its line: masked by one 'x'
-	if got := applySpans("k: web-1: v", nameSpans("k: web-1: v", []string{"web-1"}, nil)); got != "k: xxxxx: v" {
+	if got := applySpans("k: web-1: v", nameSpans("k: web-1: v", []string{"web-1"})); got != "k: xxxxx: v" {
 		t.Errorf("a name before a ':' on its line was masked as %q, want it masked by as many 'x's", got)
 	}
 	if got := applySpans(text, spans); got != want {
@@ -61,9 +61,15 @@ func TestNameSpansMaskEveryOccurrence(t *testing.T) {
 	}
 	// Only the names differ: the two texts share one memo key.
 	other := "ns: dev-ab-9-api-9\nct: ab-9\nweb: api-9\nupper: Web-1\nglued: api-9ab-9"
-	if hashMasked(text, spans) != hashMasked(other, nameSpans(other, []string{"dev-ab-9-api-9", "api-9", "ab-9"}, nil)) {
+	if hashMasked(text, spans) != hashMasked(other, nameSpans(other, []string{"dev-ab-9-api-9", "api-9", "ab-9"})) {
 		t.Errorf("texts that differ only in names have different keys")
 	}
+}
+
+// nameSpans is maskNames.spans for names prepared on the spot.
+func nameSpans(text string, names []string) []span {
+	m := newMaskNames(names)
+	return m.spans(text, nil)
 }
 
 // applySpans writes text with every span masked as hashMasked reads it: one 'x' for a shortenable
@@ -143,7 +149,7 @@ func FuzzYAMLMaskKeepsVerdict(f *testing.F) {
 		if strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%") {
 			return
 		}
-		spans := nameSpans(text, []string{name1, name2}, nil)
+		spans := nameSpans(text, []string{name1, name2})
 		if want := nameSpansOneByOne(text, []string{name1, name2}); !reflect.DeepEqual(spans, want) {
 			t.Fatalf("spans of %q in %q: %v, searching each name on its own %v", []string{name1, name2}, text, spans, want)
 		}
@@ -192,7 +198,7 @@ func TestNameSpansOfNamesThatExtendAnother(t *testing.T) {
 		{"web-1 web-1", []string{"web-1", "web-1"}},
 		{"no names here", []string{"web-1-x", "web-1"}},
 	} {
-		if got, want := nameSpans(c.text, c.names, nil), nameSpansOneByOne(c.text, c.names); !reflect.DeepEqual(got, want) {
+		if got, want := nameSpans(c.text, c.names), nameSpansOneByOne(c.text, c.names); !reflect.DeepEqual(got, want) {
 			t.Errorf("spans of %q in %q: %v, want %v", c.names, c.text, got, want)
 		}
 	}
