@@ -398,3 +398,29 @@ func TestCheckSettings(t *testing.T) {
 		t.Errorf("credentials: %+v", got)
 	}
 }
+
+// Without max_changes the change set lists the first 100 files by path and counts all of them: the
+// state keeps what is listed, and every later plan carries it (DefaultMaxChanges).
+func TestCompute_DefaultListsTheFirstHundred(t *testing.T) {
+	t.Parallel()
+	want := map[string][]byte{}
+	for i := 0; i < 250; i++ {
+		want[fmt.Sprintf("ct/f%03d.yaml", i)] = []byte("k: v\n")
+	}
+	p, err := Compute(inspection(nil, nil), Desired{Files: want}, Options{}, reader(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 100 || p.Omitted != 150 || p.Counts.Create != 250 {
+		t.Fatalf("listed %d, omitted %d, counts %+v", len(p.Changes), p.Omitted, p.Counts)
+	}
+	if _, ok := p.Changes["ct/f099.yaml"]; !ok {
+		t.Error("ct/f099.yaml, the 100th by path, is not listed")
+	}
+	if _, ok := p.Changes["ct/f100.yaml"]; ok {
+		t.Error("ct/f100.yaml, the 101st by path, is listed")
+	}
+	if got := p.Counts.String(p.Omitted); got != "250 to create, 0 to update, 0 to delete (150 not listed in changes)" {
+		t.Errorf("summary %q", got)
+	}
+}

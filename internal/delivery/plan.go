@@ -56,10 +56,7 @@ func gitError(summary string, err error) *Error {
 // writes to the repository.
 func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan, error) {
 	inspect := func(branch string) (*gitrepo.Inspection, error) {
-		return c.Inspect(ctx, gitrepo.InspectRequest{
-			RepoURL: req.RepoURL, Branch: branch, Path: req.Desired.Path,
-			RootFiles: []string{PromotedCommitFile, MarkerPath(req.Desired.Path)}, Marker: OwnerMarker,
-		})
+		return c.Inspect(ctx, branchInspection(req.RepoURL, branch, req.Desired.Path, false))
 	}
 	if req.PullRequest {
 		if err := checkHead(ctx, c, req); err != nil {
@@ -115,6 +112,14 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 	return p, nil
 }
 
+// branchInspection is what a refresh and a plan read of a branch under path: the same request, so that the
+// plan finds what the refresh of the same commit read (gitrepo.Client.InspectionDir) instead of reading
+// the objects again. The refresh needs only the promoted-commit file of the root files, the plan also the
+// ownership records.
+func branchInspection(repoURL, branch, path string, listFiles bool) gitrepo.InspectRequest {
+	return gitrepo.InspectRequest{RepoURL: repoURL, Branch: branch, Path: path, RootFiles: []string{PromotedCommitFile, MarkerPath(path)}, Marker: OwnerMarker, ListFiles: listFiles}
+}
+
 // pathIsFile is the error of a refresh (an import) whose path is, or lies below, file on the branch: the
 // resource manages a directory.
 func pathIsFile(file, path, branch string) *Error {
@@ -163,7 +168,7 @@ type Refreshed struct {
 // Refresh reads what the branch holds under the path, and the state of the pull request in pull-request mode.
 func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshRequest) (*Refreshed, error) {
 	inspect := func(b string) (*gitrepo.Inspection, error) {
-		return c.Inspect(ctx, gitrepo.InspectRequest{RepoURL: req.RepoURL, Branch: b, Path: req.Path, RootFiles: []string{PromotedCommitFile}, ListFiles: req.Files})
+		return c.Inspect(ctx, branchInspection(req.RepoURL, b, req.Path, req.Files))
 	}
 	var pr *githubpr.PR
 	branch := req.Branch

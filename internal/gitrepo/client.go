@@ -60,6 +60,9 @@ type Client struct {
 	MaxRetries int
 	// Debug, when set, receives the targets, timings and retries of network operations (see DebugFunc).
 	Debug DebugFunc
+	// InspectionDir, when set, keeps what Inspect found at a commit (without ListFiles) for the next
+	// process that reads the same commit (inspectmemo.go). Empty: every Inspect reads the objects.
+	InspectionDir string
 
 	tmpOnce sync.Once
 	tmpDir  string

@@ -111,6 +111,10 @@ func (c *Client) inspect(ctx context.Context, req InspectRequest) (*Inspection, 
 		return nil, opErr(err)
 	}
 	out.HeadSHA = h.String()
+	memo := c.inspectMemoPath(req, dir)
+	if recallInspection(memo, h, out) {
+		return out, nil
+	}
 	commit, err := object.GetCommit(s.repo.Storer, h)
 	if err != nil {
 		return nil, opErr(err)
@@ -118,6 +122,7 @@ func (c *Client) inspect(ctx context.Context, req InspectRequest) (*Inspection, 
 	if err := s.inspectTree(out, commit.TreeHash, dir, req); err != nil {
 		return nil, opErr(err)
 	}
+	keepInspection(memo, h, out)
 	return out, nil
 }
 

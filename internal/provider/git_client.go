@@ -64,10 +64,11 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 			}
 		}
 		v, _ = gitClients.LoadOrStore(d, &gitrepo.Client{
-			CacheDir: cacheDir,
-			Rewrites: d.GitURLRewrites,
-			Timeout:  d.GitTimeout,
-			Debug:    debugLog,
+			CacheDir:      cacheDir,
+			InspectionDir: d.InspectionDir(),
+			Rewrites:      d.GitURLRewrites,
+			Timeout:       d.GitTimeout,
+			Debug:         debugLog,
 			Auth: gitrepo.Auth{
 				Token:          d.GitToken,
 				SSHPrivateKey:  d.SSHPrivateKey,
@@ -80,7 +81,7 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 	if len(opts) == 0 {
 		return base
 	}
-	c := &gitrepo.Client{CacheDir: base.CacheDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries, Debug: base.Debug}
+	c := &gitrepo.Client{CacheDir: base.CacheDir, InspectionDir: base.InspectionDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries, Debug: base.Debug}
 	for _, o := range opts {
 		o(c)
 	}
@@ -122,6 +123,17 @@ func (d *ProviderData) RenderStoreDir() string {
 		return ""
 	}
 	return filepath.Join(dir, "terraform-provider-kalypso", "renders")
+}
+
+// InspectionDir is where the Git client keeps what it read of a branch at a commit, for the next provider
+// process that reads the same commit (gitrepo.Client.InspectionDir): beside the render store, which
+// outlives the process for the same reason. "" when there is no such directory.
+func (d *ProviderData) InspectionDir() string {
+	dir := d.RenderStoreDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "inspections")
 }
 
 // RenderStore is the store in RenderStoreDir, or nil when there is none.

@@ -179,7 +179,8 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"cache_dir": schema.StringAttribute{
 				MarkdownDescription: "Directory where fetched repositories are cached between calls. Defaults to `KALYPSO_CACHE_DIR`, else a temporary directory that lives for one provider process. " +
-					"`kalypso_gitops_commit` keeps the desired trees its plans render in `renders/` below it (by default in `terraform-provider-kalypso/renders` of the user's cache directory), so that the apply of a plan, in another provider process, does not render again.",
+					"`kalypso_gitops_commit` keeps the desired trees its plans render in `renders/` below it (by default in `terraform-provider-kalypso/renders` of the user's cache directory), so that the apply of a plan, in another provider process, does not render again, " +
+					"and in `renders/inspections` what its plans read of a branch at a commit, so that the next plan of the same commit reads no Git object.",
 				Optional: true,
 			},
 			"ca_certificates": schema.StringAttribute{
