@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // PlanStamp is what a plan of kalypso_gitops_commit found that Terraform does not carry to the plan it
@@ -110,10 +112,10 @@ func (s *RenderStore) SaveStamp(key string, st PlanStamp) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(p, b); err != nil {
+	if err := gitrepo.WriteFileAtomic(p, b); err != nil {
 		return err
 	}
-	s.trim(filepath.Dir(p))
+	gitrepo.TrimOldest(filepath.Dir(p), renderStoreRecords)
 	return nil
 }
 

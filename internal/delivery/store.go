@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -102,56 +101,11 @@ func (s *RenderStore) Save(rec RenderRecord, t *gitrepo.Tree) error {
 		return err
 	}
 	// Written after the tree: a reader sees the whole record or none, and the tree it names is stored already.
-	if err := writeAtomic(p, b); err != nil {
+	if err := gitrepo.WriteFileAtomic(p, b); err != nil {
 		return err
 	}
-	s.trim(filepath.Dir(p))
+	gitrepo.TrimOldest(filepath.Dir(p), renderStoreRecords)
 	return nil
-}
-
-// writeAtomic writes b to p through a temporary file renamed into place, so that a reader sees the whole
-// file or none.
-func writeAtomic(p string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
-}
-
-// trim removes the oldest records past renderStoreRecords.
-func (s *RenderStore) trim(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) <= renderStoreRecords {
-		return
-	}
-	type rec struct {
-		name string
-		mod  int64
-	}
-	var all []rec
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil {
-			all = append(all, rec{e.Name(), fi.ModTime().UnixNano()})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].mod < all[j].mod })
-	for _, r := range all[:max(len(all)-renderStoreRecords, 0)] {
-		_ = os.Remove(filepath.Join(dir, r.name))
-	}
 }
 
 // Load returns the record of inputs and its desired tree, checked present and complete. It returns

@@ -23,6 +23,10 @@ import (
 // the next read of the same commit needs no object at all. Writes never use it: the apply reads the
 // branch itself and writes only onto the tree its plan was computed against.
 
+// inspectMemoRecords bounds the records an InspectionDir keeps (two per resource, of a few hundred bytes
+// each): the oldest go first.
+const inspectMemoRecords = 512
+
 // inspectMemoVersion changes when the record's meaning changes: older records are then ignored.
 const inspectMemoVersion = "1"
 
@@ -89,16 +93,8 @@ func keepInspection(p string, head plumbing.Hash, out *Inspection) {
 	if err != nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(p), 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".inspection-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
-		_ = os.Remove(tmp.Name())
+	if WriteFileAtomic(p, b) == nil {
+		TrimOldest(filepath.Dir(p), inspectMemoRecords)
 	}
 }
 

@@ -26,7 +26,7 @@ func fastYAMLToJSON(text string) (root *fyNode, js []byte, ok bool) {
 			return nil, nil, false
 		}
 	}
-	p := fyParser{}
+	p := fyParser{lines: make([]fyLine, 0, strings.Count(text, "\n")+1)}
 	for ln := range strings.SplitSeq(text, "\n") {
 		body := strings.TrimLeft(ln, " ")
 		p.lines = append(p.lines, fyLine{indent: len(ln) - len(body), text: strings.TrimRight(body, " "), raw: ln,

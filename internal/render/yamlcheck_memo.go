@@ -108,7 +108,23 @@ func (c *yamlChecker) invalidMasked(text string, names *maskNames) error {
 
 // unmaskable reports whether text has anchors or directives, whose verdict is not shared.
 func unmaskable(text string) bool {
-	return strings.Contains(text, "&") || strings.HasPrefix(text, "%") || strings.Contains(text, "\n%")
+	return strings.IndexByte(text, '&') >= 0 || lineStartsWith(text, '%')
+}
+
+// lineStartsWith reports whether a line of text starts with c: strings.HasPrefix(text, "%") ||
+// strings.Contains(text, "\n%") for c '%'. That search looked for each line break and cost more than
+// the rest of the check's scans together; c is rare in a manifest.
+func lineStartsWith(text string, c byte) bool {
+	for from := 0; ; {
+		i := strings.IndexByte(text[from:], c)
+		if i < 0 {
+			return false
+		}
+		if at := from + i; at == 0 || text[at-1] == '\n' {
+			return true
+		}
+		from += i + 1
+	}
 }
 
 // span is a byte range [from, to) of a text.
@@ -120,21 +136,23 @@ type span struct{ from, to int }
 // extends another (a target named after its workload: "billing-0005" and "billing-0005-canary") is not
 // searched for on its own: every occurrence of it starts where the shorter one occurs, so it is looked
 // for at each of those, which spares a pass over the text and finds the same occurrences.
-// It is a value without pointers of its own (but for more than four names): an assignment's checks
-// make one on the stack.
+// It is kept in each assignment's render, so it is small: the names and, for each searched name, the
+// indices of it and of the names it carries.
 type maskNames struct {
-	few  [maskFew]nameSearch
-	nFew int
-	many []nameSearch // when there are more than maskFew names, each searched for on its own
+	names [maskFew]string
+	few   [maskFew]nameSearch
+	nFew  int8
+	many  []string // when there are more than maskFew names: the maskable ones, each searched for on its own
 }
 
 const maskFew = 4
 
-// nameSearch is one name that is searched for, and the longer names found where it occurs.
+// nameSearch is one name that is searched for, and the longer names found where it occurs: indices of
+// maskNames.names.
 type nameSearch struct {
-	name     string
-	carried  [maskFew - 1]string
-	nCarried int
+	name     int8
+	carried  [maskFew - 1]int8
+	nCarried int8
 }
 
 func newMaskNames(names []string) maskNames {
@@ -142,14 +160,14 @@ func newMaskNames(names []string) maskNames {
 	if len(names) > maskFew {
 		for _, n := range names {
 			if isMaskableName(n) {
-				m.many = append(m.many, nameSearch{name: n})
+				m.many = append(m.many, n)
 			}
 		}
 		return m
 	}
-	const most = maskFew
-	var maskable [most]bool
-	var carrier [most]int // the name with which names[i] is found, or -1
+	copy(m.names[:], names)
+	var maskable [maskFew]bool
+	var carrier [maskFew]int // the name with which names[i] is found, or -1
 	for i, n := range names {
 		maskable[i] = isMaskableName(n)
 	}
@@ -168,14 +186,14 @@ func newMaskNames(names []string) maskNames {
 			carrier[i] = carrier[carrier[i]]
 		}
 	}
-	for k, n := range names {
+	for k := range names {
 		if !maskable[k] || carrier[k] >= 0 {
 			continue // not a name, or searched for with the name it extends
 		}
-		s := nameSearch{name: n}
+		s := nameSearch{name: int8(k)}
 		for i := range names {
 			if carrier[i] == k {
-				s.carried[s.nCarried] = names[i]
+				s.carried[s.nCarried] = int8(i)
 				s.nCarried++
 			}
 		}
@@ -189,36 +207,28 @@ func newMaskNames(names []string) maskNames {
 // overlap. A merged span is still a run of name characters that starts and ends with a letter or
 // digit, so masking it keeps the verdict just as masking one name does.
 func (m *maskNames) spans(text string, spans []span) []span {
-	searched := m.many
-	if searched == nil {
-		searched = m.few[:m.nFew]
+	for _, n := range m.many {
+		spans = appendOccurrences(spans, text, n)
 	}
-	for si := range searched {
-		s := &searched[si]
-		n := s.name
+	for _, s := range m.few[:m.nFew] {
+		n := m.names[s.name]
 		if s.nCarried == 0 {
-			for from := 0; ; {
-				i := s.index(text, from)
-				if i < 0 {
-					break
-				}
-				spans = append(spans, span{i, i + len(n)})
-				from = i + len(n)
-			}
+			spans = appendOccurrences(spans, text, n)
 			continue
 		}
 		var ends [maskFew]int // where the last occurrence taken of n (0) and of each carried name ends
 		for from := 0; ; {
-			at := s.index(text, from)
-			if at < 0 {
+			i := strings.Index(text[from:], n)
+			if i < 0 {
 				break
 			}
+			at := from + i
 			if at >= ends[0] {
 				spans = append(spans, span{at, at + len(n)})
 				ends[0] = at + len(n)
 			}
-			for j, o := range s.carried[:s.nCarried] {
-				if at >= ends[j+1] && strings.HasPrefix(text[at:], o) {
+			for j, c := range s.carried[:s.nCarried] {
+				if o := m.names[c]; at >= ends[j+1] && strings.HasPrefix(text[at:], o) {
 					spans = append(spans, span{at, at + len(o)})
 					ends[j+1] = at + len(o)
 				}
@@ -229,12 +239,16 @@ func (m *maskNames) spans(text string, spans []span) []span {
 	return mergeSpans(spans)
 }
 
-// index is the first occurrence of the name in text at or after from, or -1.
-func (s *nameSearch) index(text string, from int) int {
-	if i := strings.Index(text[from:], s.name); i >= 0 {
-		return from + i
+// appendOccurrences appends the occurrences of n in text, left to right, each after the one before.
+func appendOccurrences(spans []span, text, n string) []span {
+	for from := 0; ; {
+		i := strings.Index(text[from:], n)
+		if i < 0 {
+			return spans
+		}
+		spans = append(spans, span{from + i, from + i + len(n)})
+		from += i + len(n)
 	}
-	return -1
 }
 
 // mergeSpans sorts spans and merges those that overlap or touch, in place.
