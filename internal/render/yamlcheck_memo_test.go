@@ -203,3 +203,34 @@ func TestNameSpansOfNamesThatExtendAnother(t *testing.T) {
 		}
 	}
 }
+
+// The one-scan searches of the checks' filters answer as the searches they replace.
+var filterSeeds = []string{
+	"", "%", "%YAML 1.1\n---\na: b\n", "a: b\n%x", "a: 50%\n", "a: b\n %x\n", "\n%", "a\r%b",
+	"apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n", "apiVersion: argoproj.io/v1alpha1\n",
+	"url: https://fluxcd.io\n", "a: fluxcd.io /x\n", "a: xfluxcd.io/\n", "/fluxcd.io/", "argoproj.io/", "argoproj.i/o/", "a/b/c/fluxcd.io",
+}
+
+func checkFilters(t *testing.T, text string) {
+	t.Helper()
+	if got, want := lineStartsWith(text, '%'), strings.HasPrefix(text, "%") || strings.Contains(text, "\n%"); got != want {
+		t.Errorf("lineStartsWith(%q) = %v, want %v", text, got, want)
+	}
+	if got, want := mentionsReconcilerGroup(text), strings.Contains(text, "fluxcd.io/") || strings.Contains(text, "argoproj.io/"); got != want {
+		t.Errorf("mentionsReconcilerGroup(%q) = %v, want %v", text, got, want)
+	}
+}
+
+func TestCheckFiltersMatchTheirSearches(t *testing.T) {
+	t.Parallel()
+	for _, s := range append(filterSeeds, yamlMaskSeeds...) {
+		checkFilters(t, s)
+	}
+}
+
+func FuzzCheckFilters(f *testing.F) {
+	for _, s := range filterSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkFilters)
+}
