@@ -26,12 +26,7 @@ func fastYAMLToJSON(text string) (root *fyNode, js []byte, ok bool) {
 			return nil, nil, false
 		}
 	}
-	p := fyParser{lines: make([]fyLine, 0, strings.Count(text, "\n")+1)}
-	for ln := range strings.SplitSeq(text, "\n") {
-		body := strings.TrimLeft(ln, " ")
-		p.lines = append(p.lines, fyLine{indent: len(ln) - len(body), text: strings.TrimRight(body, " "), raw: ln,
-			skip: body == "" || body[0] == '#'})
-	}
+	p := fyParser{text: text}
 	first, ok := p.peek()
 	if !ok || first.indent != 0 {
 		return nil, nil, false
@@ -40,7 +35,9 @@ func fastYAMLToJSON(text string) (root *fyNode, js []byte, ok bool) {
 	if _, more := p.peek(); root == nil || more {
 		return nil, nil, false
 	}
-	return root, root.appendJSON(make([]byte, 0, len(text)+len(text)/4)), true
+	// JSON is about as long as the YAML; beyond 64 KiB the buffer grows as needed, as blank or comment
+	// lines may make up most of the text.
+	return root, root.appendJSON(make([]byte, 0, min(len(text)+len(text)/4, 1<<16))), true
 }
 
 // fyMaxDepth bounds nesting in the subset (yaml.v2 refuses 10,000); deeper text takes the full path.
@@ -53,9 +50,14 @@ type fyLine struct {
 	skip   bool   // blank or a comment, outside a block scalar
 }
 
+// fyParser reads the text line by line; no list of lines is kept, as a text of blank lines would make
+// it many times the text's size.
 type fyParser struct {
-	lines []fyLine
-	i     int
+	text  string
+	pos   int    // where the current line starts; past len(text) once every line is read
+	cur   fyLine // the current line once peeked; a sequence item replaces it by the item's content
+	next  int    // where the line after cur starts
+	have  bool   // cur is set
 	depth int
 }
 
@@ -68,15 +70,36 @@ const (
 	fySequence
 )
 
-// peek returns the next line that is neither blank nor a comment, skipping those.
-func (p *fyParser) peek() (fyLine, bool) {
-	for p.i < len(p.lines) && p.lines[p.i].skip {
-		p.i++
+// lineAt reads the line that starts at pos and returns where the next one starts. Lines are those of
+// strings.Split(text, "\n"): a text that ends with a line break ends with an empty line.
+func (p *fyParser) lineAt(pos int) (fyLine, int) {
+	rest, next := p.text[pos:], len(p.text)+1
+	if end := strings.IndexByte(rest, '\n'); end >= 0 {
+		rest, next = rest[:end], pos+end+1
 	}
-	if p.i == len(p.lines) {
+	body := strings.TrimLeft(rest, " ")
+	return fyLine{indent: len(rest) - len(body), text: strings.TrimRight(body, " "), raw: rest, skip: body == "" || body[0] == '#'}, next
+}
+
+// peek returns the current line, skipping blank and comment lines; false once none is left.
+func (p *fyParser) peek() (fyLine, bool) {
+	for !p.have && p.pos <= len(p.text) {
+		ln, next := p.lineAt(p.pos)
+		if !ln.skip {
+			p.cur, p.next, p.have = ln, next, true
+			break
+		}
+		p.pos = next
+	}
+	if !p.have {
 		return fyLine{}, false
 	}
-	return p.lines[p.i], true
+	return p.cur, true
+}
+
+// advance moves past the current line, which peek returned.
+func (p *fyParser) advance() {
+	p.pos, p.have = p.next, false
 }
 
 type fyNode struct {
@@ -126,7 +149,7 @@ func (p *fyParser) mapping(indent int) *fyNode {
 		if seen != nil {
 			seen[key] = true
 		}
-		p.i++
+		p.advance()
 		v := p.value(rest, indent)
 		if v == nil {
 			return nil
@@ -181,34 +204,36 @@ func (p *fyParser) scalarLine(text string, indent int) *fyNode {
 // indent; leading blank lines, lines of spaces longer than that indentation (content made of spaces),
 // and a last line without a line break are declined.
 func (p *fyParser) literal(indent int, strip bool) *fyNode {
-	if p.i == len(p.lines) || p.lines[p.i].text == "" {
+	if p.pos > len(p.text) {
 		return nil
 	}
-	in := p.lines[p.i].indent
-	if in <= indent {
-		return nil // an empty scalar
+	in, _ := p.lineAt(p.pos)
+	if in.text == "" || in.indent <= indent {
+		return nil // a leading blank line, or an empty scalar
 	}
 	var b strings.Builder
 	breaks := 0
-	for ; p.i < len(p.lines); p.i++ {
-		ln := p.lines[p.i]
+	for p.pos <= len(p.text) {
+		ln, next := p.lineAt(p.pos)
 		if ln.text == "" {
-			if len(ln.raw) > in {
+			if len(ln.raw) > in.indent {
 				return nil
 			}
 			breaks++
+			p.pos = next
 			continue
 		}
-		if ln.indent < in {
+		if ln.indent < in.indent {
 			break
 		}
 		for ; breaks > 0; breaks-- {
 			b.WriteByte('\n')
 		}
-		b.WriteString(ln.raw[in:])
+		b.WriteString(ln.raw[in.indent:])
 		breaks = 1
+		p.pos = next
 	}
-	if p.i == len(p.lines) && breaks < 2 {
+	if p.pos > len(p.text) && breaks < 2 {
 		return nil // the text ends inside the last line
 	}
 	v := b.String()
@@ -243,10 +268,10 @@ func (p *fyParser) sequence(indent int) *fyNode {
 			return nil
 		} else if isKey {
 			// The item is a mapping whose first key is on the item's line.
-			p.lines[p.i] = fyLine{indent: col, text: body}
+			p.cur = fyLine{indent: col, text: body}
 			v = p.mapping(col)
 		} else {
-			p.i++
+			p.advance()
 			v = p.scalarLine(body, indent)
 		}
 		if v == nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -269,4 +270,20 @@ func FuzzFastYAMLToJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		checkFastPath(t, "fuzz", text)
 	})
+}
+
+// TestFastPathAllocatesLittleForBlankLines: the fast path keeps no list of lines, so a text of blank
+// lines (cheap for yaml.v2) costs it no more memory than its tree.
+func TestFastPathAllocatesLittleForBlankLines(t *testing.T) { //nolint:paralleltest // it measures the process's allocations, which parallel tests would add to
+	text := strings.Repeat("\n", 4<<20) + "a: b\nc:\n" + strings.Repeat("  # comment\n", 1<<18) + "  d: e\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, js, ok := fastYAMLToJSON(text)
+	runtime.ReadMemStats(&after)
+	if !ok || string(js) != `{"a":"b","c":{"d":"e"}}` {
+		t.Fatalf("fast path: %s, %v", js, ok)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(text))/4 {
+		t.Errorf("the fast path allocated %d bytes for %d bytes of text", n, len(text))
+	}
 }
