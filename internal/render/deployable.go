@@ -541,9 +541,9 @@ func (s *assignmentRender) reportNonStrings(use templateUse, index int, file str
 // A docPlan is what checkDocuments reads in every text cut from one memo entry (templating.EntryID):
 // the documents' headers and, for ConfigMaps, the non-string values of their data sections. These texts
 // differ only in spliced names (DNS-1123 names, without line breaks). The plan is made from the entry's
-// skeleton and holds when no name lies where the checks read: within the first bytes of a line (so every
-// line starts alike in every text, and a name on a line starts no earlier than there in any text), on a
-// header or separator line, or in a ConfigMap's data section. Then every text has the same documents,
+// skeleton and holds when no name lies where the checks read: at the start of a line or within what they
+// look for there (nameMayStartLine; so every line starts alike in every text), on a header or separator
+// line, or in a ConfigMap's data section. Then every text has the same documents,
 // headers and data sections, and the plan is replayed instead of scanning each text. The reports still go
 // through each assignment (their tallies count every file, and the holders depend on the assignment's
 // composed config).
@@ -559,9 +559,23 @@ type plannedHeader struct {
 	section   maskedKey
 }
 
-// lineHead is how much of the start of every line a plan needs free of spliced names: enough to tell a
-// header (`apiVersion:`), a separator or a top-level key such as `data:` from any other line.
-const lineHead = len("apiVersion:")
+// linePrefixes are what the checks look for at the start of a line: a separator, a header, a ConfigMap's
+// data section. (Where a data section ends they tell by a line's first byte.)
+var linePrefixes = [...]string{"---", "apiVersion:", "kind:", "data:"}
+
+// nameMayStartLine reports whether a spliced name that starts at byte k of line could decide what the
+// checks read there: at the line's first byte, or within one of linePrefixes that line[:k] begins.
+func nameMayStartLine(line string, k int) bool {
+	if k == 0 {
+		return true
+	}
+	for _, p := range linePrefixes {
+		if k < len(p) && strings.HasPrefix(p, line[:k]) {
+			return true
+		}
+	}
+	return false
+}
 
 // docPlan returns the plan of the texts of shape's entry, or nil when there is none.
 func (j *assignmentJob) docPlan(shape templating.Shape) *docPlan {
@@ -605,8 +619,17 @@ func (j *assignmentJob) makeDocPlan(m string, holes [][2]int) *docPlan {
 			end += at
 		}
 		line := m[at:end]
-		if overlaps(at, min(at+lineHead, end)) ||
-			(strings.HasPrefix(line, "---") || strings.HasPrefix(line, "apiVersion:") || strings.HasPrefix(line, "kind:")) && overlaps(at, end) {
+		// The first name on the line starts at the same byte of the line in every text (what comes before
+		// it is the same); later names start later.
+		for _, h := range holes {
+			if h[0] >= at && h[0] < end {
+				if nameMayStartLine(line, h[0]-at) {
+					return nil
+				}
+				break
+			}
+		}
+		if (strings.HasPrefix(line, "---") || strings.HasPrefix(line, "apiVersion:") || strings.HasPrefix(line, "kind:")) && overlaps(at, end) {
 			return nil
 		}
 		at = end + 1

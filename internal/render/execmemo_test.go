@@ -180,3 +180,30 @@ func TestExecMemoRendersWhatExecutionRendersWithBuiltinTemplates(t *testing.T) {
 		t.Fatalf("the diagnostics differ:\ngot  %v\nwant %v", got, want)
 	}
 }
+
+// A name that starts a line, or starts inside what the document checks look for at a line's start, may
+// make the line a header, a separator or a data section: no plan is shared then.
+func TestNameMayStartLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		line string
+		k    int
+		want bool
+	}{
+		{"xyz: 1", 0, true},
+		{"ki", 2, true},           // kind:
+		{"apiVersion: ", 7, true}, // inside apiVersion:
+		{"--", 2, true},           // ---
+		{"dat", 3, true},          // data:
+		{"kind: ", 6, false},      // a header line: checkDocuments' plan refuses it for the name in it
+		{"  name: ", 8, false},
+		{"  n", 3, false},
+		{"x", 1, false},
+		{"apiVersion: v1", 12, false},
+	}
+	for _, c := range cases {
+		if got := nameMayStartLine(c.line, c.k); got != c.want {
+			t.Errorf("nameMayStartLine(%q, %d) = %v, want %v", c.line, c.k, got, c.want)
+		}
+	}
+}
