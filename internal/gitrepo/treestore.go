@@ -102,7 +102,7 @@ func (ts *TreeStore) reset(remove bool) error {
 	for _, p := range ts.packs {
 		_ = p.f.Close()
 	}
-	ts.packs = nil
+	ts.packs, ts.inf.last = nil, nil
 	if remove {
 		return os.RemoveAll(ts.dir)
 	}
@@ -120,6 +120,28 @@ func (ts *TreeStore) find(h plumbing.Hash) *storePack {
 func (ts *TreeStore) locate(h plumbing.Hash) (*storePack, int64) {
 	for _, p := range ts.packs {
 		if off, ok := idxOffset(p.idx, h); ok {
+			return p, off
+		}
+	}
+	return nil, 0
+}
+
+// locateFrom is locate for a goroutine that reads with inf: it asks the pack of inf's last hit first. The
+// objects of one tree mostly sit in one pack (the pack of the render that wrote them, or of the change
+// before), and the store holds up to treeStoreMaxPacks of them: trying each in map order was most of loading
+// a tree from a store of many packs.
+func (ts *TreeStore) locateFrom(inf *inflater, h plumbing.Hash) (*storePack, int64) {
+	if p := inf.last; p != nil {
+		if off, ok := idxOffset(p.idx, h); ok {
+			return p, off
+		}
+	}
+	for _, p := range ts.packs {
+		if p == inf.last {
+			continue
+		}
+		if off, ok := idxOffset(p.idx, h); ok {
+			inf.last = p
 			return p, off
 		}
 	}
@@ -153,7 +175,8 @@ func idxOffset(idx *idxfile.MemoryIndex, h plumbing.Hash) (int64, bool) {
 type inflater struct {
 	buf   []byte
 	zr    io.ReadCloser
-	files []dirRef // loadTree's scratch list of a tree's files (without their paths)
+	files []dirRef   // loadTree's scratch list of a tree's files (without their paths)
+	last  *storePack // the pack of the last object found (locateFrom)
 }
 
 // read returns the type and content of object h (undeltified, as writePack writes them), checking its
@@ -164,7 +187,7 @@ func (ts *TreeStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) 
 
 // readWith is read with the reader state of the calling goroutine; the packs must not change meanwhile.
 func (ts *TreeStore) readWith(inf *inflater, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	p, off := ts.locate(h)
+	p, off := ts.locateFrom(inf, h)
 	if p == nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, ErrTreeNotStored)
 	}
@@ -419,7 +442,7 @@ func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, fil
 		case bytes.Equal(mode, treeModeDir):
 			subs = append(subs, dirRef{name: name, path: joinRel(prefix, name), hash: eh})
 		case bytes.Equal(mode, treeModeRegular):
-			if pack, _ := ts.locate(eh); pack == nil {
+			if pack, _ := ts.locateFrom(inf, eh); pack == nil {
 				return nil, nil, fmt.Errorf("blob %s of %s: %w", eh, joinRel(prefix, name), ErrTreeNotStored)
 			}
 			leaves = append(leaves, dirRef{name: name, hash: eh})

@@ -8,6 +8,7 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -231,5 +232,43 @@ func TestInflateStored(t *testing.T) {
 		if gitrepo.InflateStored(stored, make([]byte, len(content)+1)) || gitrepo.InflateStored(stored, make([]byte, len(content)-1)) {
 			t.Errorf("%d bytes: accepted for another length", len(content))
 		}
+	}
+}
+
+// One store, used by one process for many plans: after it starts afresh (past its pack bound) it loads a
+// tree it keeps again, although it had read a pack it since removed.
+func TestTreeStoreLoadsAfterStartingAfresh(t *testing.T) {
+	t.Parallel()
+	ts := gitrepo.NewTreeStore(filepath.Join(t.TempDir(), "trees"))
+	tree := func(i int) *gitrepo.Tree {
+		t.Helper()
+		tr, err := gitrepo.NewTreeFromFiles(map[string][]byte{"ct/app/reconciler.yaml": []byte(fmt.Sprintf("n: %d\n", i)), "ct/README.md": []byte("ct\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	first := tree(0)
+	if err := ts.Put(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Tree(first.ID()); err != nil {
+		t.Fatal(err)
+	}
+	// Each Put of a new tree adds a pack; past the bound the store removes everything and starts afresh.
+	for i := 1; i <= 40; i++ {
+		if err := ts.Put(tree(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ts.Put(first); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ts.Tree(first.ID())
+	if err != nil {
+		t.Fatalf("loading a kept tree after the store started afresh: %v", err)
+	}
+	if b, err := got.File("ct/app/reconciler.yaml"); err != nil || string(b) != "n: 0\n" {
+		t.Fatalf("reconciler.yaml: %q, %v", b, err)
 	}
 }
