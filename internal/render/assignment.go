@@ -86,7 +86,7 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	return &assignmentJob{
 		engine: e, environment: environment, set: set, clusterTypes: clusterTypes, targets: targetByName,
-		templates: templates, sources: sources, ctSides: ctSides, targetSides: targetSides, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{},
+		templates: templates, sources: sources, ctSides: ctSides, targetSides: targetSides, opts: opts, yamlChecks: &yamlChecker{}, dataChecks: &configMapDataChecker{}, execMemo: templating.NewExecMemo(),
 		parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, tmplTimeout: tmplTimeout, tmplMax: tmplMax, maxOutput: maxOut,
 	}
 }
@@ -216,6 +216,12 @@ type assignmentJob struct {
 	nonStringsSize atomic.Int64
 	// noMemo turns the memos of checkDocuments off: a test compares the warnings with and without them.
 	noMemo bool
+	// execMemo holds template outputs by what the templates read (nil: every template is executed); the
+	// targets' Labels and Manifests maps and the shared composed configs are not modified during a render.
+	execMemo *templating.ExecMemo
+	// docPlans are checkDocuments' plans by memo entry (a nil plan: the texts are read one by one).
+	docPlansMu sync.RWMutex
+	docPlans   map[templating.EntryID]*docPlan
 }
 
 // render renders one assignment in three steps: validate its platform config and deployability, render
@@ -446,7 +452,7 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 		s.out.diags[len(s.out.diags)-1].acrossClusterTypes = true
 		return f, false, false
 	}
-	out, ok := s.execute(use, tmpl, data)
+	out, shapes, ok := s.execute(use, tmpl, data)
 	if !ok {
 		return f, false, false
 	}
@@ -458,8 +464,8 @@ func (s *assignmentRender) renderFile(use templateUse, data *templating.Data) (f
 		return f, false, true
 	}
 	file := fileName(use.file, tmpl.Spec.ContentType)
-	s.checkYAML(use, tmpl, file, out)
-	s.checkDocuments(use, tmpl, file, out)
+	s.checkYAML(use, tmpl, file, out, shapes)
+	s.checkDocuments(use, tmpl, file, out, shapes)
 	return renderedFile{filePath(s.a.Path, file), content}, true, true
 }
 
@@ -521,26 +527,26 @@ func editDistance(a, b string) int {
 
 // execute runs the template within the template timeout (or the render's deadline, if sooner) and
 // output limit. A limit stops the whole render; any other template error fails the assignment.
-func (s *assignmentRender) execute(use templateUse, tmpl *model.Template, data *templating.Data) ([]string, bool) {
+func (s *assignmentRender) execute(use templateUse, tmpl *model.Template, data *templating.Data) ([]string, []templating.Shape, bool) {
 	j := s.job
 	deadline := time.Now().Add(j.tmplTimeout)
 	if d, ok := j.ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	out, err := j.engine.templates.ExecuteAllLimited(tmpl.Spec.Manifests, data, templating.Limits{Context: j.ctx, Deadline: deadline, MaxOutput: j.tmplMax})
+	out, shapes, err := j.engine.templates.ExecuteAllMemo(j.execMemo, tmpl.Spec.Manifests, data, templating.Limits{Context: j.ctx, Deadline: deadline, MaxOutput: j.tmplMax})
 	if le, ok := templating.AsLimitError(err); ok {
 		base := model.Diagnostic{Severity: model.SeverityError, Source: s.src, Kind: model.KindClusterType, Name: s.ct.Metadata.Name, Field: use.field}
 		if d, ok := j.limitDiagnostic(le, base, use.name, s.t, s.ct.Metadata.Name); ok {
 			d.Detail = fmt.Sprintf("%s (%s)", d.Detail, strings.SplitN(err.Error(), ":", 2)[0])
 			j.stopWith(d)
 		}
-		return nil, false
+		return nil, nil, false
 	}
 	if err != nil {
 		s.fail(model.SeverityError, "Template failed", use.field, fmt.Sprintf("Template %q %v", use.name, err))
-		return nil, false
+		return nil, nil, false
 	}
-	return out, true
+	return out, shapes, true
 }
 
 // countOutput adds a file's content to the size of the rendered tree; past the render's output limit
@@ -557,20 +563,27 @@ func (j *assignmentJob) countOutput(content, folder, file string) bool {
 
 // checkYAML warns about each manifest of an input template that rendered text that is not YAML into a
 // .yaml file. Built-in templates quote every value they insert, so they are not checked.
-func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file string, out []string) {
+//
+// shapes are the outputs' templating.Shapes: texts of one Shape parse alike, so a valid verdict is
+// shared by them without reading the text (yamlChecker.invalid would mask the same names and hash it).
+func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file string, out []string, shapes []templating.Shape) {
 	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
 		return
 	}
-	if !s.masksReady {
-		// The names that vary between assignments. The environment is the same in every text of a render,
-		// and the namespace is environment-clusterType-target (Schedule), whose varying parts are masked
-		// here anyway: searching for either cost a pass over the text and masked nothing more. They are
-		// prepared once for the assignment's texts.
-		s.masks, s.masksReady = newMaskNames([]string{s.t.Name, s.ct.Metadata.Name, s.t.Workload}), true
-	}
 	for i, m := range out {
+		if s.job.yamlChecks.validShape(shapes[i]) {
+			continue
+		}
+		if !s.masksReady {
+			// The names that vary between assignments. The environment is the same in every text of a
+			// render, and the namespace is environment-clusterType-target (Schedule), whose varying parts
+			// are masked here anyway: searching for either cost a pass over the text and masked nothing
+			// more. They are prepared once for the assignment's texts.
+			s.masks, s.masksReady = newMaskNames([]string{s.t.Name, s.ct.Metadata.Name, s.t.Workload}), true
+		}
 		err := s.job.yamlChecks.invalidMasked(m, &s.masks)
 		if err == nil {
+			s.job.yamlChecks.storeShape(shapes[i], m)
 			continue
 		}
 		s.out.yamlIssues = append(s.out.yamlIssues, yamlIssue{key: fmt.Sprintf("%s\x00%d", use.name, i), diag: model.Diagnostic{

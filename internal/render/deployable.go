@@ -18,6 +18,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
 
 // Upstream Kalypso writes these values too, but a cluster refuses them, so the engine reports them at
@@ -182,7 +183,10 @@ func reconcilerOf(group string) string {
 }
 
 // docHeader is the top-level apiVersion and kind of one document, and the document's text.
-type docHeader struct{ apiVersion, kind, text string }
+type docHeader struct {
+	apiVersion, kind, text string
+	at                     int // where text starts in the manifest
+}
 
 // docHeaders reads the top-level `apiVersion:` and `kind:` of each document of a rendered manifest by
 // scanning its lines, without parsing it: templates write them as plain block-style keys, and a
@@ -210,7 +214,7 @@ func appendDocHeaders(out []docHeader, manifest string) []docHeader {
 	cur, start := docHeader{}, 0
 	flush := func(end int) {
 		if cur.apiVersion != "" || cur.kind != "" {
-			cur.text = manifest[start:end]
+			cur.text, cur.at = manifest[start:end], start
 			out = append(out, cur)
 		}
 		cur = docHeader{}
@@ -425,26 +429,32 @@ func nestedValue(rest []string, indent int) string {
 
 // dataSection is the top-level `data:` entry of a document, up to the next top-level key.
 func dataSection(doc string) string {
-	from := -1
+	from, to := dataSectionBounds(doc)
+	return doc[from:to]
+}
+
+// dataSectionBounds is where dataSection lies in doc; from == to when doc has none.
+func dataSectionBounds(doc string) (from, to int) {
+	from = -1
 	if strings.HasPrefix(doc, "data:") {
 		from = 0
 	} else if i := strings.Index(doc, "\ndata:"); i >= 0 {
 		from = i + 1
 	}
 	if from < 0 {
-		return ""
+		return 0, 0
 	}
 	// The entry goes on while lines are indented, blank, comments or block-sequence items.
 	at := from
 	for {
 		nl := strings.IndexByte(doc[at:], '\n')
 		if nl < 0 {
-			return doc[from:]
+			return from, len(doc)
 		}
 		at += nl + 1
 		if at < len(doc) {
 			if c := doc[at]; c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && (c != '-' || strings.HasPrefix(doc[at:], "---")) {
-				return doc[from:at]
+				return from, at
 			}
 		}
 	}
@@ -480,12 +490,23 @@ func nonStringValue(n *yamlv3.Node) string {
 // The built-in templates are left out: they write only served apiVersions and quote every ConfigMap
 // value (TestBuiltinTemplatesRenderDocumentsTheReconcilersAccept). So is any manifest that names no
 // Flux or Argo CD group and no ConfigMap, which a substring search finds faster than reading its lines.
-func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template, file string, out []string) {
+func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template, file string, out []string, shapes []templating.Shape) {
 	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
 		return
 	}
 	for i, m := range out {
-		if !mentionsReconcilerGroup(m) && !strings.Contains(m, "ConfigMap") {
+		if p := s.job.docPlan(shapes[i]); p != nil {
+			for _, h := range p.headers {
+				if h.unserved {
+					s.addUnservedAPIVersion(use, i, file, h.header)
+				}
+				if h.configMap {
+					s.reportNonStrings(use, i, file, s.job.nonStringReportsOf(s, use, i, h.bad, h.section))
+				}
+			}
+			continue
+		}
+		if !documentsToCheck(m) {
 			continue
 		}
 		var buf [4]docHeader
@@ -496,14 +517,119 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 			if h.apiVersion != "v1" || h.kind != "ConfigMap" {
 				continue
 			}
-			for _, r := range s.job.nonStringReports(s, use, i, h.text) {
-				if r.tally.claim(s.docOrder()) {
-					r.tally.build = s.nonStringDataDiagnostic(use, i, file, r.bad, r.holders)
-					r.tally.mu.Unlock()
-				}
-			}
+			s.reportNonStrings(use, i, file, s.job.nonStringReports(s, use, i, h.text))
 		}
 	}
+}
+
+// documentsToCheck reports whether a manifest names a Flux or Argo CD group or a ConfigMap: one that
+// does not has no document checkDocuments reports.
+func documentsToCheck(m string) bool {
+	return mentionsReconcilerGroup(m) || strings.Contains(m, "ConfigMap")
+}
+
+// reportNonStrings counts the reports of one ConfigMap document of the assignment.
+func (s *assignmentRender) reportNonStrings(use templateUse, index int, file string, reports []nonStringReport) {
+	for _, r := range reports {
+		if r.tally.claim(s.docOrder()) {
+			r.tally.build = s.nonStringDataDiagnostic(use, index, file, r.bad, r.holders)
+			r.tally.mu.Unlock()
+		}
+	}
+}
+
+// A docPlan is what checkDocuments reads in every text cut from one memo entry (templating.EntryID):
+// the documents' headers and, for ConfigMaps, the non-string values of their data sections. These texts
+// differ only in spliced names (DNS-1123 names, without line breaks). The plan is made from the entry's
+// skeleton and holds when no name lies where the checks read: within the first bytes of a line (so every
+// line starts alike in every text, and a name on a line starts no earlier than there in any text), on a
+// header or separator line, or in a ConfigMap's data section. Then every text has the same documents,
+// headers and data sections, and the plan is replayed instead of scanning each text. The reports still go
+// through each assignment (their tallies count every file, and the holders depend on the assignment's
+// composed config).
+type docPlan struct {
+	headers []plannedHeader
+}
+
+type plannedHeader struct {
+	header    docHeader // apiVersion and kind
+	unserved  bool
+	configMap bool
+	bad       []nonStringData
+	section   maskedKey
+}
+
+// lineHead is how much of the start of every line a plan needs free of spliced names: enough to tell a
+// header (`apiVersion:`), a separator or a top-level key such as `data:` from any other line.
+const lineHead = len("apiVersion:")
+
+// docPlan returns the plan of the texts of shape's entry, or nil when there is none.
+func (j *assignmentJob) docPlan(shape templating.Shape) *docPlan {
+	if shape.IsZero() || j.noMemo {
+		return nil
+	}
+	id := shape.Entry()
+	j.docPlansMu.RLock()
+	p, ok := j.docPlans[id]
+	j.docPlansMu.RUnlock()
+	if !ok {
+		p = j.makeDocPlan(shape.Skeleton())
+		j.docPlansMu.Lock()
+		if j.docPlans == nil {
+			j.docPlans = map[templating.EntryID]*docPlan{}
+		}
+		if len(j.docPlans) < yamlMemoLimit {
+			j.docPlans[id] = p
+		}
+		j.docPlansMu.Unlock()
+	}
+	return p
+}
+
+// makeDocPlan makes the plan of the skeleton m, whose spliced names lie at holes; nil when a name lies
+// where the checks read.
+func (j *assignmentJob) makeDocPlan(m string, holes [][2]int) *docPlan {
+	overlaps := func(from, to int) bool {
+		for _, h := range holes {
+			if h[0] < to && from < h[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for at := 0; at < len(m); {
+		end := strings.IndexByte(m[at:], '\n')
+		if end < 0 {
+			end = len(m)
+		} else {
+			end += at
+		}
+		line := m[at:end]
+		if overlaps(at, min(at+lineHead, end)) ||
+			(strings.HasPrefix(line, "---") || strings.HasPrefix(line, "apiVersion:") || strings.HasPrefix(line, "kind:")) && overlaps(at, end) {
+			return nil
+		}
+		at = end + 1
+	}
+	p := &docPlan{}
+	if !documentsToCheck(m) {
+		// No header names a Flux or Argo CD group or a ConfigMap, and no spliced name is in a header:
+		// no text of the shape has a document to report.
+		return p
+	}
+	for _, h := range docHeaders(m) {
+		ph := plannedHeader{header: docHeader{apiVersion: h.apiVersion, kind: h.kind}, unserved: unserved(h)}
+		if h.apiVersion == "v1" && h.kind == "ConfigMap" {
+			from, to := dataSectionBounds(h.text)
+			if overlaps(h.at+from, h.at+to) {
+				return nil
+			}
+			ph.configMap = true
+			ph.bad, ph.section = j.dataChecks.check(h.text)
+		}
+		p.headers = append(p.headers, ph)
+	}
+	return p
 }
 
 // mentionsReconcilerGroup is strings.Contains(text, "fluxcd.io/") || strings.Contains(text,
@@ -560,6 +686,12 @@ type nonStringReportsKey struct {
 // section, so the holders and tallies are looked up once for each such section, not per value and file.
 func (j *assignmentJob) nonStringReports(s *assignmentRender, use templateUse, index int, doc string) []nonStringReport {
 	bad, section := j.dataChecks.check(doc)
+	return j.nonStringReportsOf(s, use, index, bad, section)
+}
+
+// nonStringReportsOf is nonStringReports of a document whose data section (of hash section) holds the
+// non-string values bad.
+func (j *assignmentJob) nonStringReportsOf(s *assignmentRender, use templateUse, index int, bad []nonStringData, section maskedKey) []nonStringReport {
 	if len(bad) == 0 {
 		return nil
 	}

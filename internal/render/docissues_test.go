@@ -21,6 +21,9 @@ func renderDocWarnings(t *testing.T, set *model.Set, workers int, memo bool) (ma
 	job := NewEngine().newAssignmentJob("dev", set, targets, Options{Parallelism: workers})
 	defer job.cancel()
 	job.noMemo, job.dataChecks.noMemo = !memo, !memo
+	if !memo {
+		job.execMemo, job.yamlChecks.noShapes = nil, true
+	}
 	out, diags := job.renderAll(assignments)
 	files := map[string]string{}
 	for _, a := range out {

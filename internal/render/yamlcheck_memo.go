@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
 
 // Parsing every rendered manifest as YAML costs more than rendering it (at 100k assignments, about
@@ -42,6 +44,39 @@ var maskSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 type yamlChecker struct {
 	valid sync.Map // maskedKey → struct{}
 	size  atomic.Int64
+	// validShapes are the templating.Shapes of texts found valid: a text of one of them is valid too.
+	// Not a sync.Map: boxing each Shape into an interface to look it up allocated.
+	shapesMu    sync.RWMutex
+	validShapes map[templating.Shape]struct{}
+	noShapes    bool // every text is checked (a test compares the verdicts)
+}
+
+// validShape reports whether texts of shape were found valid.
+func (c *yamlChecker) validShape(shape templating.Shape) bool {
+	if shape.IsZero() || c.noShapes {
+		return false
+	}
+	c.shapesMu.RLock()
+	_, ok := c.validShapes[shape]
+	c.shapesMu.RUnlock()
+	return ok
+}
+
+// storeShape records that text, of shape, is valid. Not for texts with anchors or directives, which
+// invalid does not memoize either: a spliced name could be an alias that an anchor of the text defines
+// for one value and not for another.
+func (c *yamlChecker) storeShape(shape templating.Shape, text string) {
+	if shape.IsZero() || c.noShapes || unmaskable(text) {
+		return
+	}
+	c.shapesMu.Lock()
+	defer c.shapesMu.Unlock()
+	if c.validShapes == nil {
+		c.validShapes = map[templating.Shape]struct{}{}
+	}
+	if len(c.validShapes) < yamlMemoLimit {
+		c.validShapes[shape] = struct{}{}
+	}
 }
 
 type maskedKey [2]uint64
@@ -54,7 +89,7 @@ func (c *yamlChecker) invalid(text string, names ...string) error {
 
 // invalidMasked is invalid with the assignment's names analysed once for all of its texts.
 func (c *yamlChecker) invalidMasked(text string, names *maskNames) error {
-	if strings.IndexByte(text, '&') >= 0 || lineStartsWith(text, '%') {
+	if unmaskable(text) {
 		return invalidYAML(text)
 	}
 	var buf [16]span
@@ -69,6 +104,11 @@ func (c *yamlChecker) invalidMasked(text string, names *maskNames) error {
 		c.valid.Store(key, struct{}{})
 	}
 	return nil
+}
+
+// unmaskable reports whether text has anchors or directives, whose verdict is not shared.
+func unmaskable(text string) bool {
+	return strings.IndexByte(text, '&') >= 0 || lineStartsWith(text, '%')
 }
 
 // lineStartsWith reports whether a line of text starts with c: strings.HasPrefix(text, "%") ||

@@ -58,3 +58,45 @@ func FuzzTemplateExecute(f *testing.F) {
 		}
 	})
 }
+
+// Functions whose result differs between calls: a memoized and a direct execution of them differ anyway.
+var differsBetweenCalls = regexp.MustCompile(`uuid|now|date|ago|shuffle|keys|values|encrypt|genPriv`)
+
+// FuzzExecMemo executes an arbitrary manifest through an ExecMemo on several Data values that share a
+// frozen config and differ in their names, and compares every result with a direct execution: the same
+// bytes, or the same error.
+func FuzzExecMemo(f *testing.F) {
+	f.Add(`ns: {{ .Namespace }} {{ .Namespace | quote }}`, "dev-a-b", "x")
+	f.Add(`{{ if eq .ClusterType "a" }}{{ .Namespace }}{{ end }}`, "a", "x")
+	f.Add(`{{ .ConfigData.V }} {{ .Namespace }}`, "dev", "{{ .ClusterType }}")
+	f.Add(`{{ range $k, $v := .Labels }}{{ $k }}{{ $.Namespace }}{{ end }}`, "n", "")
+	f.Add(`x{{ "{" }}{{ .Namespace }}`, "{y", "")
+	f.Add(`{{ quote .Namespace }}`, `a"b`, "")
+	f.Fuzz(func(t *testing.T, text, namespace, value string) {
+		if len(text) > 512 || len(value) > 512 || len(namespace) > 64 || expensive.MatchString(text) || expensive.MatchString(value) ||
+			differsBetweenCalls.MatchString(text) || differsBetweenCalls.MatchString(value) {
+			t.Skip()
+		}
+		config := map[string]interface{}{"V": value, "W": "w"}
+		data := func(ns, ct string) *Data {
+			return &Data{
+				DeploymentTargetName: "app-t", Namespace: ns, Environment: "dev", Workspace: "ws", Workload: "app",
+				Labels: map[string]string{"workload": "app"}, Manifests: map[string]string{"repo": "r"}, ClusterType: ct,
+				ConfigData: config, ConfigFrozen: true,
+			}
+		}
+		e, direct, memo := NewEngine(), NewEngine(), NewExecMemo()
+		lim := Limits{MaxOutput: 4096}
+		for _, names := range [][2]string{{namespace, "a"}, {"dev-b-app-t", "b"}, {namespace + "x", "a"}, {namespace, "c"}, {namespace, "a"}} {
+			d := data(names[0], names[1])
+			want, wantErr := direct.ExecuteLimited(text, data(names[0], names[1]), lim)
+			got, _, gotErr := e.executeMemo(memo, text, d, lim)
+			if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+				t.Fatalf("%+v: error %v, want %v", d, gotErr, wantErr)
+			}
+			if got != want {
+				t.Fatalf("%+v:\ngot  %q\nwant %q", d, got, want)
+			}
+		}
+	})
+}

@@ -132,6 +132,8 @@ type parseResult struct {
 	tmpl     *template.Template
 	err      error
 	modifies bool
+	// reads is what the template reads of its data, for ExecuteAllMemo.
+	reads readSet
 
 	// outputSize is the length of the last output, the capacity the next execution starts with. Outputs
 	// of one manifest across a fleet have nearly the same length, and growing the buffer from empty
@@ -186,6 +188,7 @@ func (e *Engine) parse(text string) *parseResult {
 	got = &parseResult{tmpl: t, err: err}
 	if err == nil {
 		got.modifies = mayModify(t)
+		got.reads = analyseReads(t)
 	}
 	e.mu.Lock()
 	e.parsed[text] = got
@@ -206,9 +209,23 @@ func parseTemplate(text string) (*template.Template, error) {
 // ExecuteLimited renders one manifest within lim. While the result still contains `{{`, it is executed
 // again, up to MaxRenderDepth times; the re-renders share the limits. An error from a limit is a *LimitError.
 func (e *Engine) ExecuteLimited(text string, data *Data, lim Limits) (string, error) {
-	parsed := e.parse(text)
+	out, _, err := e.executeParsed(e.parse(text), data, lim)
+	return out, err
+}
+
+// execInfo is what an execution tells the memo besides its output.
+type execInfo struct {
+	// rerendered: the output held template actions and was executed again, which may read other fields.
+	rerendered bool
+	// spent is the value budget the functions of the first execution used (execState.spent).
+	spent int
+}
+
+// executeParsed is ExecuteLimited of a parsed text.
+func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (string, execInfo, error) {
+	var info execInfo
 	if parsed.err != nil {
-		return "", fmt.Errorf("template does not parse: %w", parsed.err)
+		return "", info, fmt.Errorf("template does not parse: %w", parsed.err)
 	}
 	if parsed.modifies {
 		data.ownConfig()
@@ -221,16 +238,18 @@ func (e *Engine) ExecuteLimited(text string, data *Data, lim Limits) (string, er
 	st.reset(lim)
 	out, err := run(bound.tmpl, data, st, int(parsed.outputSize.Load()))
 	if err != nil {
-		return "", err
+		return "", info, err
 	}
+	info.spent = st.spent
 	parsed.outputSize.Store(int64(len(out)))
 	for depth := 1; strings.Contains(out, "{{"); depth++ {
+		info.rerendered = true
 		if depth >= MaxRenderDepth {
-			return "", fmt.Errorf("output still contains template actions after %d renders; a config value probably renders to itself (look for `{{` in ConfigMap values)", MaxRenderDepth)
+			return "", info, fmt.Errorf("output still contains template actions after %d renders; a config value probably renders to itself (look for `{{` in ConfigMap values)", MaxRenderDepth)
 		}
 		t, err := parseTemplate(out)
 		if err != nil {
-			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): template does not parse: %w", depth+1, err)
+			return "", info, fmt.Errorf("re-rendering output that contains `{{` (render %d): template does not parse: %w", depth+1, err)
 		}
 		t.Funcs(st.boundFuncs())
 		if mayModify(t) {
@@ -240,12 +259,12 @@ func (e *Engine) ExecuteLimited(text string, data *Data, lim Limits) (string, er
 			if le, ok := AsLimitError(err); ok {
 				again := *le
 				again.Rerender = depth
-				return "", &again
+				return "", info, &again
 			}
-			return "", fmt.Errorf("re-rendering output that contains `{{` (render %d): %w", depth+1, err)
+			return "", info, fmt.Errorf("re-rendering output that contains `{{` (render %d): %w", depth+1, err)
 		}
 	}
-	return out, nil
+	return out, info, nil
 }
 
 // run executes t within st's limits into a buffer of sizeHint bytes to start with. A strings.Builder
