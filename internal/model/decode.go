@@ -104,7 +104,7 @@ func abbreviateLine(s string) string {
 // line break other than LF can make that more than one, so any other text is one document without parsing
 // it twice. Text that does not parse at all is one document: the decoder reports it with the object's context.
 func yamlDocumentCount(text string) (int, error) {
-	if !strings.HasPrefix(text, "...") && !strings.Contains(text, "\n...") && !strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
+	if !strings.HasPrefix(text, "...") && !strings.Contains(text, "\n...") && !hasOtherLineBreak(text) {
 		return 1, nil
 	}
 	n, err := CountYAMLDocuments(text)
@@ -144,11 +144,25 @@ func isEmptyYAMLDocument(n *yamlv3.Node) bool {
 	return len(n.Content) == 1 && c.Kind == yamlv3.ScalarNode && c.Tag == "!!null" && c.Value == "" && c.Style == 0 && c.Anchor == ""
 }
 
+// hasOtherLineBreak reports whether text holds a line break that YAML knows besides LF:
+// strings.ContainsAny(text, "\r\u0085\u2028\u2029"), which decodes every rune of the text and was most
+// of splitting a fleet's files; this searches for the bytes that start those breaks.
+func hasOtherLineBreak(text string) bool {
+	return strings.IndexByte(text, '\r') >= 0 || hasUnicodeLineBreak(text)
+}
+
+// hasUnicodeLineBreak is strings.ContainsAny(text, "\u0085\u2028\u2029"): NEL is C2 85 in UTF-8, LS
+// and PS are E2 80 A8 and E2 80 A9.
+func hasUnicodeLineBreak(text string) bool {
+	return strings.IndexByte(text, 0xC2) >= 0 && strings.Contains(text, "\u0085") ||
+		strings.IndexByte(text, 0xE2) >= 0 && (strings.Contains(text, "\u2028") || strings.Contains(text, "\u2029"))
+}
+
 func isBlankDocument(text string) bool {
-	if strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
+	if hasOtherLineBreak(text) {
 		// YAML also breaks lines at these, so a "comment" line may hold content after one of them.
 		n, err := CountYAMLDocuments(text)
-		if err == nil || strings.ContainsAny(text, "\u0085\u2028\u2029") {
+		if err == nil || hasUnicodeLineBreak(text) {
 			return err == nil && n == 0
 		}
 		// yaml.v3 cannot read a lone end marker on its own (in a stream it ends the document before): with

@@ -287,3 +287,30 @@ func TestFastPathAllocatesLittleForBlankLines(t *testing.T) { //nolint:parallelt
 		t.Errorf("the fast path allocated %d bytes for %d bytes of text", n, len(text))
 	}
 }
+
+// The byte searches for line breaks answer as strings.ContainsAny does, invalid UTF-8 included.
+func checkLineBreakSearch(t *testing.T, text string) {
+	t.Helper()
+	if got, want := hasOtherLineBreak(text), strings.ContainsAny(text, "\r\u0085\u2028\u2029"); got != want {
+		t.Errorf("hasOtherLineBreak(%q) = %v, want %v", text, got, want)
+	}
+	if got, want := hasUnicodeLineBreak(text), strings.ContainsAny(text, "\u0085\u2028\u2029"); got != want {
+		t.Errorf("hasUnicodeLineBreak(%q) = %v, want %v", text, got, want)
+	}
+}
+
+var lineBreakSeeds = []string{"", "a\nb", "a\rb", "a\u0085b", "a\u2028", "\u2029", "\xc2", "\xc2\x84", "\xe2\x80", "\xe2\x80\xa7", "\xe2\x80\xaa", "é\u00a0€", "\xc2\xc2\x85", "\xe2\xe2\x80\xa8"}
+
+func TestLineBreakSearch(t *testing.T) {
+	t.Parallel()
+	for _, s := range lineBreakSeeds {
+		checkLineBreakSearch(t, s)
+	}
+}
+
+func FuzzLineBreakSearch(f *testing.F) {
+	for _, s := range lineBreakSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkLineBreakSearch)
+}
