@@ -5,6 +5,7 @@ package render
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
@@ -89,7 +90,10 @@ func TestExecMemoRendersWhatExecutionRenders(t *testing.T) {
 			"kind: Again\nvalue: {{ .ConfigData.AGAIN }}\n"),
 		templateDoc("ns", "namespace", "",
 			"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"{{ .Namespace }}\"\n  labels:\n    environment: \"{{ .Environment }}\"\n    workspace: \"{{ .Workspace }}\"\n"+
-				"    workload: {{ .Workload | quote }}\n    deploymentTarget: \"{{ .DeploymentTargetName }}\"\n"),
+				"    workload: {{ .Workload | quote }}\n    deploymentTarget: \"{{ .DeploymentTargetName }}\"\n",
+			// A simple key may be 1024 bytes long: valid for the namespaces of 15 bytes or fewer
+			// (dev-large-app-t), invalid for longer ones. The length of a name matters here.
+			"a: 1\n{{ .Namespace }}"+strings.Repeat("k", 1024-15)+": v\n"),
 		templateDoc("configmap", "config", "yaml", upstreamConfigMapTemplate,
 			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .DeploymentTargetName }}\ndata:\n  {{ .Workload }}: {{ len .Namespace }}\n  region: {{ .ConfigData.REGION | quote }}\n"),
 	}

@@ -44,11 +44,51 @@ var maskSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 type yamlChecker struct {
 	valid sync.Map // maskedKey → struct{}
 	size  atomic.Int64
-	// validShapes are the templating.Shapes of texts found valid: a text of one of them is valid too.
-	// Not a sync.Map: boxing each Shape into an interface to look it up allocated.
+	// validShapes are the output Shapes of texts found valid (shapeKey): a text of one of them is valid
+	// too. Not a sync.Map: boxing each key into an interface to look it up allocated.
 	shapesMu    sync.RWMutex
-	validShapes map[templating.Shape]struct{}
-	noShapes    bool // every text is checked (a test compares the verdicts)
+	validShapes map[shapeKey]struct{}
+	short       map[templating.EntryID]bool // every name of the entry's texts is shortenable
+	noShapes    bool                        // every text is checked (a test compares the verdicts)
+}
+
+// shapeKey names the texts that share a verdict. Texts of one Shape differ only in names of the same
+// lengths, which masking makes alike. When every name of an entry's texts is shortenable (the rest of
+// its line is more of the same scalar; the skeleton tells, as the characters of the names are all
+// allowed there), masking makes all of the entry's texts alike, whatever the lengths: shape is zero then.
+type shapeKey struct {
+	entry templating.EntryID
+	shape templating.Shape
+}
+
+// key returns the shapeKey of texts of shape; c.shapesMu is held for reading.
+func (c *yamlChecker) key(shape templating.Shape) (shapeKey, bool) {
+	id := shape.Entry()
+	short, known := c.short[id]
+	if !known {
+		return shapeKey{}, false
+	}
+	if short {
+		return shapeKey{entry: id}, true
+	}
+	return shapeKey{entry: id, shape: shape}, true
+}
+
+// learn works out whether every name of shape's entry is shortenable.
+func (c *yamlChecker) learn(shape templating.Shape) {
+	skeleton, holes := shape.Skeleton()
+	short := true
+	for _, h := range holes {
+		short = short && shortenable(skeleton, h[1])
+	}
+	c.shapesMu.Lock()
+	if c.short == nil {
+		c.short = map[templating.EntryID]bool{}
+	}
+	if len(c.short) < yamlMemoLimit {
+		c.short[shape.Entry()] = short
+	}
+	c.shapesMu.Unlock()
 }
 
 // validShape reports whether texts of shape were found valid.
@@ -57,9 +97,10 @@ func (c *yamlChecker) validShape(shape templating.Shape) bool {
 		return false
 	}
 	c.shapesMu.RLock()
-	_, ok := c.validShapes[shape]
+	k, known := c.key(shape)
+	_, ok := c.validShapes[k]
 	c.shapesMu.RUnlock()
-	return ok
+	return known && ok
 }
 
 // storeShape records that text, of shape, is valid. Not for texts with anchors or directives, which
@@ -69,13 +110,23 @@ func (c *yamlChecker) storeShape(shape templating.Shape, text string) {
 	if shape.IsZero() || c.noShapes || unmaskable(text) {
 		return
 	}
+	c.shapesMu.RLock()
+	_, known := c.key(shape)
+	c.shapesMu.RUnlock()
+	if !known {
+		c.learn(shape)
+	}
 	c.shapesMu.Lock()
 	defer c.shapesMu.Unlock()
+	k, known := c.key(shape)
+	if !known {
+		return // the entries' table is full
+	}
 	if c.validShapes == nil {
-		c.validShapes = map[templating.Shape]struct{}{}
+		c.validShapes = map[shapeKey]struct{}{}
 	}
 	if len(c.validShapes) < yamlMemoLimit {
-		c.validShapes[shape] = struct{}{}
+		c.validShapes[k] = struct{}{}
 	}
 }
 
