@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
@@ -59,5 +61,35 @@ func TestRefresh_PullRequest(t *testing.T) {
 	}
 	if _, err = Refresh(ctx, c, github, Resource{RepoURL: "https://user:secret@github.com/org/fleet.git", Branch: "main", Path: "clusters"}.RefreshRequest(0)); !errors.As(err, &de) || de.Summary != "Cannot read the Git repository" || de.Hint == "" {
 		t.Fatalf("a Git error: %#v", err)
+	}
+}
+
+// A refresh and the plan that follows it in the same process (or the next one) read the branch once: they
+// ask for the same inspection, so with an InspectionDir the plan of an unchanged branch needs no Git
+// object, here proven by removing them all after the refresh.
+func TestRefresh_ThePlanReusesTheRefreshsRead(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", map[string]string{"clusters/a.yaml": "a\n", MarkerPath("clusters"): string(MarkerContent("clusters")), "README.md": "r\n"})
+	c := &gitrepo.Client{InspectionDir: t.TempDir()}
+	r := Resource{RepoURL: "file://" + repo, Branch: "main", Path: "clusters", MaxDeletePercent: DefaultMaxDeletePercent}
+	ctx := context.Background()
+	got, err := Refresh(ctx, c, nil, r.RefreshRequest(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "objects")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "objects", "pack"), 0o755); err != nil { // still a repository, without objects
+		t.Fatal(err)
+	}
+	// The render was reused (RecordedTree): the plan needs the branch's managed tree and root files only.
+	want := r.Desired(nil, got.ManagedTree, false)
+	p, err := PlanAgainstBranch(ctx, c, r.PlanRequest(want, got.ManagedTree, ""))
+	if err != nil {
+		t.Fatalf("the plan read the branch again: %v", err)
+	}
+	if !p.Empty() || p.DesiredTree != got.ManagedTree {
+		t.Fatalf("plan of the unchanged branch: %+v", p)
 	}
 }
