@@ -83,7 +83,10 @@ provider_installation {
   direct {}
 }
 EOF
-export TF_CLI_CONFIG_FILE="$WORK_DIR/terraformrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+# The render store and inspection memo default to the user's cache directory, which every other run on the
+# machine shares, and what those left there changed the load-tree figures: each run gets its own, empty
+# one (XDG_CACHE_HOME moves only those; cache_dir stays unset, as in a default configuration).
+export TF_CLI_CONFIG_FILE="$WORK_DIR/terraformrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 XDG_CACHE_HOME="$WORK_DIR/user-cache"
 
 # --- Terraform configurations -------------------------------------------------------------------
 
