@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -204,17 +205,34 @@ func decodeDocument(doc Document, fast bool) (*Entry, Diagnostics) {
 	fail := func(kind, name, field, summary, detail string) (*Entry, Diagnostics) {
 		return nil, Diagnostics{{Severity: SeverityError, Summary: summary, Detail: detail, Source: doc.Source, Kind: kind, Name: name, Field: field}}
 	}
-	js, header, err := documentJSON(doc.Text, fast)
-	if err != nil {
-		return fail("", "", "", "Malformed YAML document", err.Error()+". Fix the YAML syntax (indent with spaces, no duplicate keys).")
+	var root *fyNode
+	if fast {
+		root, _ = fastYAMLTree(doc.Text)
 	}
-	if string(js) == "null" {
-		return nil, nil
+	var js []byte
+	var header *objectHeader
+	if root != nil {
+		header = fastHeader(root)
+	} else {
+		var err error
+		if js, err = fullYAMLToJSON(doc.Text); err != nil {
+			return fail("", "", "", "Malformed YAML document", err.Error()+". Fix the YAML syntax (indent with spaces, no duplicate keys).")
+		}
+		if string(js) == "null" {
+			return nil, nil
+		}
+	}
+	// The fast path's tree is written as JSON only when a decoder needs it.
+	jsonOf := func() []byte {
+		if js == nil {
+			js = root.json(len(doc.Text))
+		}
+		return js
 	}
 	if header == nil {
 		header = &objectHeader{}
 		// Field names are case-sensitive, as in Kubernetes: `Metadata` or `apiversion` are unknown fields, not aliases.
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, header); err != nil {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(jsonOf(), header); err != nil {
 			return fail("", "", "", "Document is not a Kubernetes object", "expected a mapping with apiVersion, kind and metadata: "+err.Error())
 		}
 	}
@@ -239,14 +257,17 @@ func decodeDocument(doc Document, fast bool) (*Entry, Diagnostics) {
 	if name == "" {
 		return fail(kind, "", "metadata.name", "Missing required field", "every object needs metadata.name")
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, obj); err != nil {
-		// The case-sensitive decoder's type error is not exported; encoding/json reports the same mismatch with its path.
-		probe, _ := newObject(kind)
-		if perr := json.Unmarshal(js, probe); perr != nil {
-			err = perr
+	if root == nil || !decodeInto(root, reflect.ValueOf(obj).Elem()) {
+		obj, _ = newObject(kind) // decodeInto may have set part of the first one
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(jsonOf(), obj); err != nil {
+			// The case-sensitive decoder's type error is not exported; encoding/json reports the same mismatch with its path.
+			probe, _ := newObject(kind)
+			if perr := json.Unmarshal(js, probe); perr != nil {
+				err = perr
+			}
+			field, detail := describeJSONError(js, err)
+			return fail(kind, name, field, "Invalid field value", detail)
 		}
-		field, detail := describeJSONError(js, err)
-		return fail(kind, name, field, "Invalid field value", detail)
 	}
 	entry := &Entry{Kind: kind, Name: name, Object: obj, Doc: doc}
 	diags := Validate(entry)
@@ -260,19 +281,6 @@ type objectHeader struct {
 	Metadata   *struct {
 		Name *string `json:"name"`
 	} `json:"metadata"`
-}
-
-// documentJSON converts a document's YAML to JSON as sigs.k8s.io/yaml's YAMLToJSONStrict does, with
-// the fast path when fast is set and the text is in its subset. The header is set when the conversion
-// could read it on the way, nil when it is to be decoded from js.
-func documentJSON(text string, fast bool) ([]byte, *objectHeader, error) {
-	if fast {
-		if root, js, ok := fastYAMLToJSON(text); ok {
-			return js, fastHeader(root), nil
-		}
-	}
-	js, err := fullYAMLToJSON(text)
-	return js, nil, err
 }
 
 // fullYAMLToJSON converts any document's YAML to JSON and reports every error of it.

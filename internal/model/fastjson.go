@@ -4,10 +4,12 @@
 package model
 
 import (
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // fastYAMLToJSON converts the plain shape that almost every manifest has to the JSON that
@@ -21,23 +23,35 @@ import (
 // subset is chosen so that acceptance implies the full path would succeed with the same result:
 // TestFastYAMLToJSONMatchesFullPath and FuzzFastYAMLToJSON compare the two.
 func fastYAMLToJSON(text string) (root *fyNode, js []byte, ok bool) {
+	if root, ok = fastYAMLTree(text); !ok {
+		return nil, nil, false
+	}
+	return root, root.json(len(text)), true
+}
+
+// fastYAMLTree reads text in the fast path's subset (fastYAMLToJSON) into its tree.
+func fastYAMLTree(text string) (*fyNode, bool) {
 	for i := 0; i < len(text); i++ {
 		if c := text[i]; (c < 0x20 || c > 0x7e) && c != '\n' {
-			return nil, nil, false
+			return nil, false
 		}
 	}
 	p := fyParser{text: text}
 	first, ok := p.peek()
 	if !ok || first.indent != 0 {
-		return nil, nil, false
+		return nil, false
 	}
-	root = p.mapping(0)
+	root := p.mapping(0)
 	if _, more := p.peek(); root == nil || more {
-		return nil, nil, false
+		return nil, false
 	}
-	// JSON is about as long as the YAML; beyond 64 KiB the buffer grows as needed, as blank or comment
-	// lines may make up most of the text.
-	return root, root.appendJSON(make([]byte, 0, min(len(text)+len(text)/4, 1<<16))), true
+	return root, true
+}
+
+// json writes the tree as JSON; size is the length of its YAML. JSON is about as long as the YAML;
+// beyond 64 KiB the buffer grows as needed, as blank or comment lines may make up most of the text.
+func (n *fyNode) json(size int) []byte {
+	return n.appendJSON(make([]byte, 0, min(size+size/4, 1<<16)))
 }
 
 // fyMaxDepth bounds nesting in the subset (yaml.v2 refuses 10,000); deeper text takes the full path.
@@ -506,4 +520,104 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// decodeInto sets v, an addressable struct of a kind, from the tree as encoding/json sets it from the
+// tree's JSON (field names matched exactly, unknown fields ignored, `{}` and `[]` made empty but not
+// nil), without writing the JSON. It returns false for a value whose type its field does not take, or
+// a field type it does not handle; v is then partly set, and the caller decodes the JSON into a new
+// object, which reports the error as before.
+func decodeInto(n *fyNode, v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		if n.kind != fyString {
+			return false
+		}
+		v.SetString(n.text)
+	case reflect.Struct:
+		if n.kind != fyMapping {
+			return false
+		}
+		fields := jsonFields(v.Type())
+		for i, k := range n.keys {
+			if at, ok := fields[k]; ok && !decodeInto(n.items[i], v.FieldByIndex(at)) {
+				return false
+			}
+		}
+	case reflect.Map:
+		t := v.Type()
+		if n.kind != fyMapping || t.Key().Kind() != reflect.String || t.Elem().Kind() != reflect.String {
+			return false
+		}
+		m := reflect.MakeMapWithSize(t, len(n.keys))
+		for i, k := range n.keys {
+			if n.items[i].kind != fyString {
+				return false
+			}
+			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), reflect.ValueOf(n.items[i].text).Convert(t.Elem()))
+		}
+		v.Set(m)
+	case reflect.Slice:
+		if n.kind != fySequence {
+			return false
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.items), len(n.items))
+		for i, it := range n.items {
+			if !decodeInto(it, s.Index(i)) {
+				return false
+			}
+		}
+		v.Set(s)
+	case reflect.Pointer:
+		if v.Type().Elem().Kind() != reflect.Struct {
+			return false
+		}
+		p := reflect.New(v.Type().Elem())
+		if !decodeInto(n, p.Elem()) {
+			return false
+		}
+		v.Set(p)
+	default:
+		return false
+	}
+	return true
+}
+
+// jsonFieldCache holds jsonFields by struct type.
+var jsonFieldCache sync.Map // reflect.Type → map[string][]int
+
+// jsonFields maps the JSON names of a struct's fields to their indices, as encoding/json names them:
+// the tag's name, else the field's; fields of an embedded struct without a name in its tag are the
+// struct's own. Where two fields take one name the first is kept, which is not always encoding/json's
+// choice: the model's types have no such name (TestFastPathDecodesAsTheFullPath would see it).
+func jsonFields(t reflect.Type) map[string][]int {
+	if f, ok := jsonFieldCache.Load(t); ok {
+		return f.(map[string][]int) //nolint:forcetypeassert // jsonFieldCache only ever holds map[string][]int
+	}
+	fields := map[string][]int{}
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" || !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			at := append(slices.Clone(index), i)
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				walk(f.Type, at)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if _, dup := fields[name]; !dup {
+				fields[name] = at
+			}
+		}
+	}
+	walk(t, nil)
+	jsonFieldCache.Store(t, fields)
+	return fields
 }

@@ -186,17 +186,24 @@ func TestFastYAMLToJSONMatchesFullPath(t *testing.T) {
 	for name, text := range repo {
 		checkFastPath(t, name, text)
 	}
-	taken := 0
+	taken, direct := 0, 0
 	presets := fleetDocuments(t)
 	for name, text := range presets {
 		if checkFastPath(t, name, text) {
 			taken++
+			// And the object is decoded from the tree, without its JSON.
+			root, _ := fastYAMLTree(text)
+			if h := fastHeader(root); h != nil && h.Kind != nil {
+				if obj, _ := newObject(*h.Kind); obj != nil && decodeInto(root, reflect.ValueOf(obj).Elem()) {
+					direct++
+				}
+			}
 		} else {
 			t.Logf("%s: declined by the fast path", name)
 		}
 	}
-	if taken < len(presets)*9/10 {
-		t.Errorf("the fast path took %d of %d fleet documents", taken, len(presets))
+	if taken < len(presets)*9/10 || direct < taken {
+		t.Errorf("the fast path took %d of %d fleet documents, and decoded %d of them from the tree", taken, len(presets), direct)
 	}
 }
 
@@ -245,6 +252,17 @@ func decodeCases() map[string]string {
 		"case":            av + "Kind: ClusterType\nkind: ClusterType\nMetadata:\n  name: y\nmetadata:\n  name: x\n",
 		"workload": av + "kind: Workload\nmetadata:\n  name: w\nspec:\n  deploymentTargets:\n  - name: t\n    environment: dev\n" +
 			"    manifests:\n      repo: r\n  - name: t\n    environment: dev\n    manifests: {}\n",
+		"empty collections": av + "kind: Workload\nmetadata:\n  name: w\n  labels: {}\n  annotations: {}\nspec:\n  deploymentTargets: []\n  configSchemas: []\n",
+		"empty selector":    av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector:\n    labelSelector: {}\n  clusterTypeSelector: {}\n",
+		"unknown fields":    av + "kind: ClusterType\nextra: x\nmetadata:\n  name: x\n  other:\n    deep: y\nspec:\n  reconciler: r\n  namespaceService: n\n  more: [a]\n",
+		"embedded by name":  av + "kind: ClusterType\nTypeMeta:\n  kind: Template\nmetadata:\n  name: x\nspec:\n  reconciler: r\n  namespaceService: n\n",
+		"struct as string":  av + "kind: ClusterType\nmetadata:\n  name: x\nspec: r\n",
+		"list as string":    av + "kind: Template\nmetadata:\n  name: t\nspec:\n  type: config\n  manifests: x\n",
+		"int in list":       av + "kind: Template\nmetadata:\n  name: t\nspec:\n  type: config\n  manifests:\n  - a\n  - 5\n",
+		"selector values": av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  clusterTypeSelector:\n    labelSelector:\n      matchLabels:\n        a: b\n" +
+			"      matchExpressions:\n      - key: a\n        operator: In\n        values: []\n      - key: b\n        operator: Exists\n",
+		"config map":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: n\ndata:\n  A: |\n    x: 1\n  B: \"2\"\n",
+		"config map int": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  A: 1\n",
 		"policy": av + "kind: SchedulingPolicy\nmetadata:\n  name: p\nspec:\n  deploymentTargetSelector:\n    labelSelector:\n" +
 			"      matchExpressions:\n      - key: a\n        operator: Bad\n        values:\n        - b\n",
 	}
@@ -313,4 +331,25 @@ func FuzzLineBreakSearch(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkLineBreakSearch)
+}
+
+// FuzzFastPathDecodes: DecodeDocument gives the same entry and diagnostics with the fast path as without.
+func FuzzFastPathDecodes(f *testing.F) {
+	for _, text := range decodeCases() {
+		f.Add(text)
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "fleets", "*", "*.yaml"))
+	for _, file := range files {
+		if raw, err := os.ReadFile(file); err == nil {
+			f.Add(string(raw))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		doc := Document{Text: text, Source: Source{Input: 1, Document: 2, Line: 3}}
+		fe, fd := decodeDocument(doc, true)
+		se, sd := decodeDocument(doc, false)
+		if !reflect.DeepEqual(fe, se) || !reflect.DeepEqual(fd, sd) {
+			t.Errorf("fast path %+v %v, full path %+v %v", fe, fd, se, sd)
+		}
+	})
 }
