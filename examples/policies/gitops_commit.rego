@@ -32,6 +32,16 @@ deny contains msg if {
 	msg := sprintf("%s deletes %d files, more than %d", [rc.address, n, max_deletes])
 }
 
+# Past max_changes a deletion is counted but not listed, so the rule on protected namespaces cannot
+# read its content: refuse such a plan until max_changes lists every deletion.
+deny contains msg if {
+	some rc in gitops_commits
+	total := to_number(rc.change.after.changes_counts.delete)
+	listed := count([path | some path, change in rc.change.after.changes; change.action == "delete"])
+	listed < total
+	msg := sprintf("%s deletes %d files but lists %d of them; raise max_changes so that every deletion is checked", [rc.address, total, listed])
+}
+
 # A destroy deletes everything under path (deletion_protection refuses it unless turned off).
 deny contains msg if {
 	some rc in gitops_commits

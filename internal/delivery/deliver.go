@@ -44,6 +44,9 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 		return DeliverResult{Git: res}, gitError("Cannot deliver the files to Git", err)
 	}
 	out := DeliverResult{Git: res}
+	if req.Apply.HeadBranch == "" && res.Changed {
+		recordNewCommit(ctx, c, req.Apply)
+	}
 	if req.Apply.HeadBranch == "" || !res.Changed {
 		return out, nil
 	}
@@ -91,4 +94,16 @@ func ReadPullRequest(ctx context.Context, gh GitHub, repoURL string, number int)
 		return githubpr.PR{}, &Error{Summary: "Cannot read the pull request", Err: fmt.Errorf("%w. Check the provider's git_token and github_base_url", err)}
 	}
 	return pr, nil
+}
+
+// recordNewCommit reads the branch the apply just wrote as the next plan's refresh will, so that the
+// record of that read (gitrepo.Client.InspectionDir) answers the refresh. Without it, the first plan
+// after every apply reads the new commit itself, and reading the first object of a repository makes
+// go-git index the whole pack by offset: about 0.1 s of CPU at 86k assignments, a tenth of an empty
+// re-plan. The apply pays it instead, once. A failure costs the next plan only that time.
+func recordNewCommit(ctx context.Context, c *gitrepo.Client, a gitrepo.ApplyRequest) {
+	if c.InspectionDir == "" {
+		return
+	}
+	_, _ = c.Inspect(ctx, branchInspection(a.RepoURL, a.Branch, a.Path, false))
 }

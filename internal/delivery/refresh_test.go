@@ -93,3 +93,42 @@ func TestRefresh_ThePlanReusesTheRefreshsRead(t *testing.T) {
 		t.Fatalf("plan of the unchanged branch: %+v", p)
 	}
 }
+
+// TestDeliver_RecordsTheNewCommitForTheNextRefresh: after a commit in direct mode, the refresh of the
+// next plan finds the new commit in the inspection record the apply left, without reading a Git object.
+func TestDeliver_RecordsTheNewCommitForTheNextRefresh(t *testing.T) {
+	t.Parallel()
+	for _, record := range []bool{true, false} {
+		repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", map[string]string{"README.md": "r\n"})
+		c := &gitrepo.Client{}
+		if record {
+			c.InspectionDir = t.TempDir()
+		}
+		r := Resource{RepoURL: "file://" + repo, Branch: "main", Path: "clusters", MaxDeletePercent: DefaultMaxDeletePercent, Message: DefaultCommitMessage}
+		want := r.Desired(map[string][]byte{"drone/a.yaml": []byte("a: 1\n")}, "", false)
+		ctx := context.Background()
+		res, err := Deliver(ctx, c, nil, r.DeliverRequest(want, r.Message, nil, "", false))
+		if err != nil || !res.Git.Changed {
+			t.Fatalf("deliver: %+v, %v", res, err)
+		}
+		if err := os.RemoveAll(filepath.Join(repo, "objects")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(repo, "objects", "pack"), 0o755); err != nil { // still a repository, without objects
+			t.Fatal(err)
+		}
+		got, err := Refresh(ctx, c, nil, r.RefreshRequest(0))
+		if !record {
+			if err == nil {
+				t.Fatal("without an inspection record the refresh read a repository without objects: the test does not remove them")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("the refresh after the apply read the branch again: %v", err)
+		}
+		if got.HeadSHA != res.Git.CommitSHA || got.ManagedTree == gitrepo.EmptyTreeID {
+			t.Fatalf("the refresh after the apply found head %s, managed tree %s; the apply wrote %s", got.HeadSHA, got.ManagedTree, res.Git.CommitSHA)
+		}
+	}
+}

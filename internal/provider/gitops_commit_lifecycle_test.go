@@ -449,6 +449,14 @@ func TestAccGitopsCommit_DeletesCarryContentForPolicy(t *testing.T) {
 	if got := deny("update.tfplan"); len(got) != 0 {
 		t.Errorf("policy on an update denies %q", got)
 	}
+	// With max_changes below the number of deletions, the deletions past it are counted, not listed:
+	// the policy cannot read their content and refuses the plan.
+	r.write(lifecycleResource("file://"+r.repo, map[string]string{"drone/app/namespace.yaml": "kind: Namespace\n"}, extra+"\n  max_changes = 3"))
+	r.must("plan", "-out=cut.tfplan")
+	wantCut := []string{"kalypso_gitops_commit.test deletes 12 files but lists 3 of them; raise max_changes so that every deletion is checked", want[0], want[1]}
+	if got := deny("cut.tfplan"); !reflect.DeepEqual(got, wantCut) {
+		t.Errorf("policy on a removal listed in part denies %q", got)
+	}
 }
 
 // moveResource is a files-mode resource named test.
