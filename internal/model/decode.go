@@ -40,9 +40,12 @@ func SplitDocuments(input int, text string) ([]Document, Diagnostics) {
 	var docs []Document
 	var diags Diagnostics
 	index, line, startLine, start := 0, 1, 1, 0
+	// content is where the current document's own lines start: after the `---` line that directives
+	// before it introduce (see directivesOnly), else at start.
+	content := 0
 	flush := func(end int) {
 		t := text[start:end]
-		if !isBlankDocument(t) {
+		if !isBlankDocument(text[content:end]) {
 			src := Source{Input: input, Document: index, Line: startLine}
 			if n, trailing := yamlDocumentCount(t); n > 1 || trailing != nil {
 				what := fmt.Sprintf("this document holds %d YAML documents", n)
@@ -72,9 +75,15 @@ func SplitDocuments(input int, text string) ([]Document, Diagnostics) {
 					Source: Source{Input: input, Document: index + 1, Line: line},
 					Detail: fmt.Sprintf("line %d is %q: a line that starts with `---` separates documents and may hold only whitespace or a `# comment` after it (as kustomize and Flux require); move %q to the next line", line, abbreviateLine(ln), abbreviateLine(rest))})
 			}
-			flush(pos)
-			start = next
-			startLine = line + 1
+			if directivesOnly(text[start:pos]) {
+				// `%YAML 1.1` or `%TAG` lines belong to the document that this `---` starts (YAML's rule):
+				// alone they are no document, and a decoder refuses them without it.
+				content = next
+			} else {
+				flush(pos)
+				start, content = next, next
+				startLine = line + 1
+			}
 		}
 		pos = next
 		line++
@@ -184,6 +193,21 @@ func isBlankDocument(text string) bool {
 		}
 	}
 	return true
+}
+
+// directivesOnly reports whether text holds a YAML directive (a line that starts with `%`) and otherwise
+// only blank and comment lines.
+func directivesOnly(text string) bool {
+	found := false
+	for _, ln := range strings.Split(text, "\n") {
+		switch t := strings.Trim(ln, " \t"); {
+		case strings.HasPrefix(ln, "%"):
+			found = true
+		case t != "" && !strings.HasPrefix(t, "#"):
+			return false
+		}
+	}
+	return found
 }
 
 // Entry is a decoded object with the document it came from.

@@ -45,6 +45,13 @@ func TestSplitDocuments(t *testing.T) {
 		{"document end marker without more content", "a: 1\n...\n", []doc{{"a: 1\n...\n", 0, 1}}},
 		{"empty input", "", nil},
 		{"only separators", "---\n---\n", nil},
+		// A directive belongs to the document that the next `---` starts; alone it is no document (found by
+		// FuzzSplitMatchesYAMLStream: "%YAML 1.1\n---" was one document that no decoder reads).
+		{"directive before a document", "%YAML 1.1\n---\na: 1\n", []doc{{"%YAML 1.1\n---\na: 1\n", 0, 1}}},
+		{"directives and comments before a later document", "a: 1\n---\n# c\n%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\nb: 2\n",
+			[]doc{{"a: 1\n", 0, 1}, {"# c\n%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\nb: 2\n", 1, 3}}},
+		{"directive before an empty document", "%YAML 1.1\n---", nil},
+		{"directive before an empty document, then one", "%YAML 1.1\n---\n---\nb: 2\n", []doc{{"b: 2\n", 1, 4}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,6 +70,24 @@ func TestSplitDocuments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDirectiveDocumentDecodes: a document that a directive introduces decodes as the same document without it.
+func TestDirectiveDocumentDecodes(t *testing.T) {
+	t.Parallel()
+	const doc = "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Environment\nmetadata:\n  name: dev\n"
+	docs, diags := SplitDocuments(0, "%YAML 1.1\n---\n"+doc)
+	if diags.HasError() || len(docs) != 1 {
+		t.Fatalf("split: %v %+v", diags, docs)
+	}
+	got, diags := DecodeDocument(docs[0])
+	if diags.HasError() || got == nil {
+		t.Fatalf("decode of a document with a directive: %v", diags)
+	}
+	want, _ := DecodeDocument(Document{Text: doc})
+	if got.Kind != want.Kind || got.Name != want.Name || got.Kind != "Environment" || got.Name != "dev" {
+		t.Fatalf("with the directive %s/%s, without %s/%s", got.Kind, got.Name, want.Kind, want.Name)
 	}
 }
 
