@@ -19,6 +19,9 @@ targets=(
   "./internal/templating FuzzTemplateExecute"
   "./internal/render FuzzRenderLayout"
   "./internal/render FuzzYAMLMaskKeepsVerdict"
+  "./internal/model FuzzFastYAMLToJSON"
+  "./internal/model FuzzFastPathDecodes"
+  "./internal/templating FuzzExecMemo"
 )
 
 for entry in "${targets[@]}"; do

@@ -40,12 +40,9 @@ func SplitDocuments(input int, text string) ([]Document, Diagnostics) {
 	var docs []Document
 	var diags Diagnostics
 	index, line, startLine, start := 0, 1, 1, 0
-	// content is where the current document's own lines start: after the `---` line that directives
-	// before it introduce (see directivesOnly), else at start.
-	content := 0
 	flush := func(end int) {
 		t := text[start:end]
-		if !isBlankDocument(text[content:end]) {
+		if !isBlankDocument(t) {
 			src := Source{Input: input, Document: index, Line: startLine}
 			if n, trailing := yamlDocumentCount(t); n > 1 || trailing != nil {
 				what := fmt.Sprintf("this document holds %d YAML documents", n)
@@ -76,14 +73,15 @@ func SplitDocuments(input int, text string) ([]Document, Diagnostics) {
 					Detail: fmt.Sprintf("line %d is %q: a line that starts with `---` separates documents and may hold only whitespace or a `# comment` after it (as kustomize and Flux require); move %q to the next line", line, abbreviateLine(ln), abbreviateLine(rest))})
 			}
 			if directivesOnly(text[start:pos]) {
-				// `%YAML 1.1` or `%TAG` lines belong to the document that this `---` starts (YAML's rule):
-				// alone they are no document, and a decoder refuses them without it.
-				content = next
-			} else {
-				flush(pos)
-				start, content = next, next
-				startLine = line + 1
+				// `%YAML 1.1` or `%TAG` lines only introduce the document that this `---` starts (YAML's
+				// rule): they are no document of their own, which no decoder could read. They are
+				// dropped with the separator, as every separator line is: %YAML 1.1 is the decoder's own
+				// version, and a tag handle that %TAG declared is an error where the document uses it.
+				start = pos
 			}
+			flush(pos)
+			start = next
+			startLine = line + 1
 		}
 		pos = next
 		line++

@@ -47,11 +47,12 @@ func TestSplitDocuments(t *testing.T) {
 		{"only separators", "---\n---\n", nil},
 		// A directive belongs to the document that the next `---` starts; alone it is no document (found by
 		// FuzzSplitMatchesYAMLStream: "%YAML 1.1\n---" was one document that no decoder reads).
-		{"directive before a document", "%YAML 1.1\n---\na: 1\n", []doc{{"%YAML 1.1\n---\na: 1\n", 0, 1}}},
+		{"directive before a document", "%YAML 1.1\n---\na: 1\n", []doc{{"a: 1\n", 1, 3}}},
 		{"directives and comments before a later document", "a: 1\n---\n# c\n%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\nb: 2\n",
-			[]doc{{"a: 1\n", 0, 1}, {"# c\n%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\nb: 2\n", 1, 3}}},
+			[]doc{{"a: 1\n", 0, 1}, {"b: 2\n", 2, 7}}},
 		{"directive before an empty document", "%YAML 1.1\n---", nil},
-		{"directive before an empty document, then one", "%YAML 1.1\n---\n---\nb: 2\n", []doc{{"b: 2\n", 1, 4}}},
+		{"directive before an empty document, then one", "%YAML 1.1\n---\n---\nb: 2\n", []doc{{"b: 2\n", 2, 4}}},
+		{"a directive after content is text of that document", "a: 1\n%YAML 1.1\n---\nb: 2\n", []doc{{"a: 1\n%YAML 1.1\n", 0, 1}, {"b: 2\n", 1, 4}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
