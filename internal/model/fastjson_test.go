@@ -156,7 +156,7 @@ func repositoryDocuments(t *testing.T) map[string]string {
 
 // fleetDocuments returns the documents of testdata/fleets: two files of each folder of the fleetgen
 // presets the engine is measured on (`go run ./tools/fleetgen -size <preset>`).
-func fleetDocuments(t *testing.T) map[string]string {
+func fleetDocuments(t testing.TB) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "fleets", "*", "*.yaml"))
 	if err != nil || len(files) < 60 {
@@ -279,11 +279,8 @@ func FuzzFastYAMLToJSON(f *testing.F) {
 	for _, text := range decodeCases() {
 		f.Add(text)
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "fleets", "*", "*.yaml"))
-	for _, file := range files {
-		if raw, err := os.ReadFile(file); err == nil {
-			f.Add(string(raw))
-		}
+	for _, text := range fleetDocuments(f) {
+		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		checkFastPath(t, "fuzz", text)
@@ -338,11 +335,8 @@ func FuzzFastPathDecodes(f *testing.F) {
 	for _, text := range decodeCases() {
 		f.Add(text)
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "fleets", "*", "*.yaml"))
-	for _, file := range files {
-		if raw, err := os.ReadFile(file); err == nil {
-			f.Add(string(raw))
-		}
+	for _, text := range fleetDocuments(f) {
+		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		doc := Document{Text: text, Source: Source{Input: 1, Document: 2, Line: 3}}

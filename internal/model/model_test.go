@@ -90,6 +90,13 @@ func TestDirectiveDocumentDecodes(t *testing.T) {
 	if got.Kind != want.Kind || got.Name != want.Name || got.Kind != "Environment" || got.Name != "dev" {
 		t.Fatalf("with the directive %s/%s, without %s/%s", got.Kind, got.Name, want.Kind, want.Name)
 	}
+	// The directive goes with its separator, so a tag handle it declared is an error where it is used,
+	// naming the input, the document and its line: never a document dropped in silence.
+	_, diags = Parse([]string{"%TAG !e! tag:example.com,2000:\n---\n" + strings.Replace(doc, "name: dev", "name: !e!x dev", 1)})
+	if len(diags) != 1 || diags[0].Severity != SeverityError || diags[0].Source != (Source{Input: 0, Document: 1, Line: 3}) ||
+		!strings.Contains(diags[0].Detail, "undefined tag handle") {
+		t.Fatalf("a document using a tag handle of a dropped %%TAG: %+v", diags)
+	}
 }
 
 // TestSplitDocumentsRefusesWhatWouldBeDropped covers the inputs that kyaml refuses ("invalid document

@@ -15,7 +15,6 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
-	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/proccpu"
 )
 
@@ -50,14 +49,7 @@ func loadBenchFleet(b *testing.B, size string) *benchFleet {
 	if f, ok := benchFleets[size]; ok {
 		return f
 	}
-	spec, err := fleet.Preset(size)
-	if err != nil {
-		b.Fatal(err)
-	}
-	generated, err := fleet.Generate(spec)
-	if err != nil {
-		b.Fatal(err)
-	}
+	generated := presetFleet(b, size)
 	f := &benchFleet{manifests: generated.Manifests()}
 	var diags model.Diagnostics
 	if f.set, diags = model.Parse(f.manifests); diags.HasError() {

@@ -9,28 +9,12 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
-	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
-// renderDocWarnings renders every assignment of set, on the given number of workers, with or without
-// the memos of checkDocuments, and returns the files and the warnings about rendered documents.
+// renderDocWarnings is renderWithMemos keeping only the warnings about rendered documents.
 func renderDocWarnings(t *testing.T, set *model.Set, workers int, memo bool) (map[string]string, model.Diagnostics) {
 	t.Helper()
-	targets, _ := DeriveTargets("dev", set)
-	assignments, _ := Schedule("dev", set, targets)
-	job := NewEngine().newAssignmentJob("dev", set, targets, Options{Parallelism: workers})
-	defer job.cancel()
-	job.noMemo, job.dataChecks.noMemo = !memo, !memo
-	if !memo {
-		job.execMemo, job.yamlChecks.noShapes = nil, true
-	}
-	out, diags := job.renderAll(assignments)
-	files := map[string]string{}
-	for _, a := range out {
-		for _, f := range a.files {
-			files[f.path] = f.content
-		}
-	}
+	files, diags := renderWithMemos(t, set, workers, memo)
 	var docs model.Diagnostics
 	for _, d := range diags {
 		if d.Summary == SummaryConfigMapValueString || d.Summary == SummaryUnservedAPIVersion {
@@ -50,10 +34,6 @@ func renderDocWarnings(t *testing.T, set *model.Set, workers int, memo bool) (ma
 // ConfigMaps have the same data.
 func TestDocumentWarningsMatchTheUnmemoizedSerialChecks(t *testing.T) {
 	t.Parallel()
-	pc := func(labels map[string]string) map[string]string {
-		labels["platform-config"] = "true"
-		return labels
-	}
 	docs := []string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "flux", "default", "configmap"),
 		clusterTypeDoc("small", map[string]string{"size": "small"}, "flux", "default", "configmap"),
@@ -65,11 +45,11 @@ func TestDocumentWarningsMatchTheUnmemoizedSerialChecks(t *testing.T) {
 		workloadDoc("app", "", nil, targetSpec{name: "t", env: "dev"}, targetSpec{name: "u", env: "dev"}, targetSpec{name: "v", env: "dev"}),
 		workloadDoc("fluxcd", "", nil, targetSpec{name: "w", env: "dev"}, targetSpec{name: "u2", env: "dev"}),
 		policyDoc("p", "", "", ""),
-		configMapDoc("base", pc(map[string]string{}), map[string]string{"DATABASE": "host: db\nport: 5432", "REGION": "West US"}),
-		configMapDoc("large", pc(map[string]string{"size": "large"}), map[string]string{"HOSTS": "- a\n- b"}),
-		configMapDoc("small", pc(map[string]string{"size": "small"}), map[string]string{"HOSTS": "a,b", "DATABASE": "host: small"}),
+		configMapDoc("base", platformConfig(map[string]string{}), map[string]string{"DATABASE": "host: db\nport: 5432", "REGION": "West US"}),
+		configMapDoc("large", platformConfig(map[string]string{"size": "large"}), map[string]string{"HOSTS": "- a\n- b"}),
+		configMapDoc("small", platformConfig(map[string]string{"size": "small"}), map[string]string{"HOSTS": "a,b", "DATABASE": "host: small"}),
 		// The same data section as on the large cluster types, but another ConfigMap holds HOSTS.
-		configMapDoc("tiny", pc(map[string]string{"size": "tiny"}), map[string]string{"HOSTS": "- a\n- b"}),
+		configMapDoc("tiny", platformConfig(map[string]string{"size": "tiny"}), map[string]string{"HOSTS": "- a\n- b"}),
 		// A workload named like a Flux group, and a cluster type named like Argo CD's served version, make
 		// the apiVersions of some assignments unserved.
 		templateDoc("flux", "reconciler", "",
@@ -125,14 +105,7 @@ func TestDocumentWarningsMatchTheUnmemoizedSerialChecksOnFleets(t *testing.T) {
 	for _, name := range presets {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			spec, err := fleet.Preset(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			generated, err := fleet.Generate(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			generated := presetFleet(t, name)
 			set := parseSet(t, generated.Manifests()...)
 			_, want := renderDocWarnings(t, set, 1, false)
 			_, got := renderDocWarnings(t, set, 0, true)

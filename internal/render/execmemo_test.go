@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
-	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 // renderWithMemos renders every assignment of set on the given number of workers, with or without the
@@ -40,6 +39,12 @@ func renderWithMemos(t *testing.T, set *model.Set, workers int, memo bool) (map[
 	return files, diags
 }
 
+// platformConfig marks labels as a platform ConfigMap's.
+func platformConfig(labels map[string]string) map[string]string {
+	labels["platform-config"] = "true"
+	return labels
+}
+
 // Templates run once per distinct value of what they read (templating.ExecMemo), and the YAML check's
 // valid verdicts are shared by output Shape. The render must be what executing and checking every
 // template of every assignment gives: the same files, byte for byte, and the same diagnostics in the same
@@ -49,10 +54,6 @@ func renderWithMemos(t *testing.T, set *model.Set, workers int, memo bool) (map[
 // never memoized.
 func TestExecMemoRendersWhatExecutionRenders(t *testing.T) {
 	t.Parallel()
-	pc := func(labels map[string]string) map[string]string {
-		labels["platform-config"] = "true"
-		return labels
-	}
 	docs := []string{
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "flux", "ns", "configmap"),
 		clusterTypeDoc("small", map[string]string{"size": "small"}, "flux", "ns", "configmap"),
@@ -67,10 +68,10 @@ func TestExecMemoRendersWhatExecutionRenders(t *testing.T) {
 		workloadDoc("app", "", map[string]string{"purpose": "web"}, targetSpec{name: "t", env: "dev"}, targetSpec{name: "u", env: "dev", labels: map[string]string{"tier": "gold"}}),
 		workloadDoc("db", "", nil, targetSpec{name: "v", env: "dev"}, targetSpec{name: "db-canary", env: "dev"}),
 		policyDoc("p", "", "", ""),
-		configMapDoc("base", pc(map[string]string{}), map[string]string{"DATABASE": "host: db\nport: 5432", "REGION": "West US"}),
-		configMapDoc("large", pc(map[string]string{"size": "large"}), map[string]string{"HOSTS": "- a\n- b"}),
-		configMapDoc("small", pc(map[string]string{"size": "small"}), map[string]string{"HOSTS": "a,b"}),
-		configMapDoc("again", pc(map[string]string{"size": "rerender"}), map[string]string{"AGAIN": "{{ .ClusterType }}-{{ .Namespace }}"}),
+		configMapDoc("base", platformConfig(map[string]string{}), map[string]string{"DATABASE": "host: db\nport: 5432", "REGION": "West US"}),
+		configMapDoc("large", platformConfig(map[string]string{"size": "large"}), map[string]string{"HOSTS": "- a\n- b"}),
+		configMapDoc("small", platformConfig(map[string]string{"size": "small"}), map[string]string{"HOSTS": "a,b"}),
+		configMapDoc("again", platformConfig(map[string]string{"size": "rerender"}), map[string]string{"AGAIN": "{{ .ClusterType }}-{{ .Namespace }}"}),
 		templateDoc("flux", "reconciler", "",
 			upstreamGitRepository,
 			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: {{ .DeploymentTargetName | quote }}\n  namespace: {{ $.Namespace }}\n"+
@@ -131,14 +132,7 @@ func TestExecMemoRendersWhatExecutionRendersOnFleets(t *testing.T) {
 	for _, name := range presets {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			spec, err := fleet.Preset(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			generated, err := fleet.Generate(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			generated := presetFleet(t, name)
 			set := parseSet(t, generated.Manifests()...)
 			wantFiles, want := renderWithMemos(t, set, 1, false)
 			files, got := renderWithMemos(t, set, 0, true)
@@ -156,10 +150,6 @@ func TestExecMemoRendersWhatExecutionRendersOnFleets(t *testing.T) {
 // The built-in templates, which quote what they insert, on targets with labels and shared configs.
 func TestExecMemoRendersWhatExecutionRendersWithBuiltinTemplates(t *testing.T) {
 	t.Parallel()
-	pc := func(labels map[string]string) map[string]string {
-		labels["platform-config"] = "true"
-		return labels
-	}
 	set := parseSet(t,
 		clusterTypeDoc("large", map[string]string{"size": "large"}, "arc-flux", "default", "configmap"),
 		clusterTypeDoc("small", map[string]string{"size": "small"}, "argocd", "default", "configmap"),
@@ -169,8 +159,8 @@ func TestExecMemoRendersWhatExecutionRendersWithBuiltinTemplates(t *testing.T) {
 		workloadDoc("app", "", map[string]string{"purpose": "web"}, targetSpec{name: "t", env: "dev"}, targetSpec{name: "u-long-name", env: "dev", labels: map[string]string{"tier": "gold"}}),
 		workloadDoc("db", "", nil, targetSpec{name: "v", env: "dev"}),
 		policyDoc("p", "", "", ""),
-		configMapDoc("base", pc(map[string]string{}), map[string]string{"REGION": "West US", "PORT": "'8080'"}),
-		configMapDoc("large", pc(map[string]string{"size": "large"}), map[string]string{"HOSTS": "a,b"}),
+		configMapDoc("base", platformConfig(map[string]string{}), map[string]string{"REGION": "West US", "PORT": "'8080'"}),
+		configMapDoc("large", platformConfig(map[string]string{"size": "large"}), map[string]string{"HOSTS": "a,b"}),
 	)
 	wantFiles, want := renderWithMemos(t, set, 1, false)
 	if len(wantFiles) < 10 {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 // Builders for Kalypso YAML documents used by the render tests.
@@ -162,4 +163,18 @@ var simpleTemplates = []string{
 
 func badSelector() *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Near"}}}
+}
+
+// presetFleet generates the fleetgen preset name.
+func presetFleet(t testing.TB, name string) fleet.Fleet {
+	t.Helper()
+	spec, err := fleet.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated, err := fleet.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return generated
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
-	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 func TestRenderMatchesUpstreamFixtures(t *testing.T) {
@@ -77,14 +76,7 @@ func TestFleetOneMoreAssignmentAddsOneAssignment(t *testing.T) {
 	t.Parallel()
 	for _, size := range []string{"1k", "quarter-5.7k"} {
 		t.Run(size, func(t *testing.T) {
-			spec, err := fleet.Preset(size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := fleet.Generate(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := presetFleet(t, size)
 			extra, err := f.OneMoreAssignment()
 			if err != nil {
 				t.Fatal(err)

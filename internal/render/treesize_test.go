@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
-	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleet"
 )
 
 // TestTreeSizeWarningNamesTheLargestWorkloads: a tree over TreeWarnBytes renders, with one warning that
@@ -71,14 +70,7 @@ func TestTreeLayoutMatchesTheTree(t *testing.T) {
 		registrationDoc("db", "ws"), workloadDoc("db", "", nil, targetSpec{name: "x", env: "dev"}),
 	}
 	set := parseSet(t, docs...)
-	spec, err := fleet.Preset("1k")
-	if err != nil {
-		t.Fatal(err)
-	}
-	generated, err := fleet.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	generated := presetFleet(t, "1k")
 	for name, set := range map[string]*model.Set{"names out of order": set, "1k": parseSet(t, generated.Manifests()...)} {
 		targets, _ := DeriveTargets("dev", set)
 		assignments, _ := Schedule("dev", set, targets)

@@ -376,16 +376,8 @@ func shortenable(text string, to int) bool {
 	return true
 }
 
-func isMaskableName(n string) bool {
-	if n == "" || !isAlnum(n[0]) || !isAlnum(n[len(n)-1]) {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		if c := n[i]; !isAlnum(c) && c != '-' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
+// isMaskableName is the rule a templating.Shape keeps to for the values it puts back, so that a verdict
+// shared by Shape holds for every name.
+func isMaskableName(n string) bool { return templating.DNSName(n) }
 
 func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

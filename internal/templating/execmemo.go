@@ -125,41 +125,26 @@ func spliceable(s string) bool {
 	return true
 }
 
-func stringField(d *Data, f dataField) string {
+// stringField is the value of the string field f of d.
+func stringField(d *Data, f dataField) string { return *stringFieldOf(d, f) }
+
+// stringFieldOf is the string field f of d.
+func stringFieldOf(d *Data, f dataField) *string {
 	switch f {
 	case fieldDeploymentTargetName:
-		return d.DeploymentTargetName
+		return &d.DeploymentTargetName
 	case fieldNamespace:
-		return d.Namespace
+		return &d.Namespace
 	case fieldEnvironment:
-		return d.Environment
+		return &d.Environment
 	case fieldWorkspace:
-		return d.Workspace
+		return &d.Workspace
 	case fieldWorkload:
-		return d.Workload
+		return &d.Workload
 	case fieldClusterType:
-		return d.ClusterType
+		return &d.ClusterType
 	}
 	panic(fmt.Sprintf("not a string field: %d", f))
-}
-
-func setStringField(d *Data, f dataField, v string) {
-	switch f {
-	case fieldDeploymentTargetName:
-		d.DeploymentTargetName = v
-	case fieldNamespace:
-		d.Namespace = v
-	case fieldEnvironment:
-		d.Environment = v
-	case fieldWorkspace:
-		d.Workspace = v
-	case fieldWorkload:
-		d.Workload = v
-	case fieldClusterType:
-		d.ClusterType = v
-	default:
-		panic(fmt.Sprintf("not a string field: %d", f))
-	}
 }
 
 func stringMapIdentity(m map[string]string) unsafe.Pointer {
@@ -272,7 +257,7 @@ func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits
 	withSentinels := *data
 	for f := dataField(0); int(f) < numStringFields; f++ {
 		if splice.has(f) {
-			setStringField(&withSentinels, f, sentinels[f])
+			*stringFieldOf(&withSentinels, f) = sentinels[f]
 		}
 	}
 	out, info, err := e.executeParsed(parsed, &withSentinels, lim)
@@ -306,7 +291,7 @@ func (entry *memoEntry) shape(data *Data) Shape {
 	s := Shape{entry: entry}
 	for _, f := range entry.holes {
 		v := stringField(data, f)
-		if !dnsName(v) {
+		if !DNSName(v) {
 			return Shape{}
 		}
 		s.lens[f] = int32(len(v)) //nolint:gosec // a spliced value fits the output limit, far below 2 GiB
@@ -314,9 +299,9 @@ func (entry *memoEntry) shape(data *Data) Shape {
 	return s
 }
 
-// dnsName reports whether s is made of lowercase letters, digits, '-' and '.', and starts and ends with
-// a letter or digit.
-func dnsName(s string) bool {
+// DNSName reports whether s is made of lowercase letters, digits, '-' and '.', and starts and ends with
+// a letter or digit. A Shape holds only such values, which the render's YAML check can mask.
+func DNSName(s string) bool {
 	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 	if s == "" || !alnum(s[0]) || !alnum(s[len(s)-1]) {
 		return false
