@@ -378,6 +378,6 @@ func shortenable(text string, to int) bool {
 
 // isMaskableName is the rule a templating.Shape keeps to for the values it puts back, so that a verdict
 // shared by Shape holds for every name.
-func isMaskableName(n string) bool { return templating.DNSName(n) }
+func isMaskableName(n string) bool { return templating.MaskableName(n) }
 
 func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

@@ -153,8 +153,7 @@ func stringMapIdentity(m map[string]string) unsafe.Pointer {
 
 // Shape names the text of a memoized execution: the entry it was cut from and the length of each value
 // put back into it. Two outputs of one Shape differ only in the values spliced into them, each a
-// DNS-1123 name (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit) of
-// the same length in both, so a check that does not tell such names apart gives both the same verdict
+// MaskableName of the same length in both, so a check that does not tell such names apart gives both the same verdict
 // (the YAML check: see internal/render's yamlcheck_memo.go). The zero Shape names no such text.
 type Shape struct {
 	entry *memoEntry
@@ -172,7 +171,7 @@ func (s Shape) Entry() EntryID { return EntryID{s.entry} }
 
 // Skeleton is a text of s's entry, with a sentinel (lowercase letters) for each spliced value, and the
 // byte ranges of the sentinels in it. The texts of the entry differ from it only in those ranges, each of
-// which holds a DNS-1123 name in them.
+// which holds a MaskableName in them.
 func (s Shape) Skeleton() (string, [][2]int) {
 	if s.entry == nil {
 		return "", nil
@@ -286,12 +285,12 @@ func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits
 }
 
 // shape is the Shape of the entry's output for data, or the zero one when a value put back is not a
-// DNS-1123 name.
+// MaskableName.
 func (entry *memoEntry) shape(data *Data) Shape {
 	s := Shape{entry: entry}
 	for _, f := range entry.holes {
 		v := stringField(data, f)
-		if !DNSName(v) {
+		if !MaskableName(v) {
 			return Shape{}
 		}
 		s.lens[f] = int32(len(v)) //nolint:gosec // a spliced value fits the output limit, far below 2 GiB
@@ -299,11 +298,14 @@ func (entry *memoEntry) shape(data *Data) Shape {
 	return s
 }
 
-// DNSName reports whether s is made of lowercase letters, digits, '-' and '.', and starts and ends with
-// a letter or digit. A Shape holds only such values, which the render's YAML check can mask.
-func DNSName(s string) bool {
+// MaskableName reports whether s is made of lowercase letters, digits, '-' and '.', starts with a letter
+// and ends with a letter or digit. A Shape holds only such values, and the render's YAML check masks them
+// with letters. A DNS-1123 label may start with a digit too, but a digit can change what the text around
+// it means to YAML (`>1` is a block scalar with an indentation indicator, `>x` is an error), so such a
+// name is not masked (found by FuzzYAMLMaskKeepsVerdict).
+func MaskableName(s string) bool {
 	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-	if s == "" || !alnum(s[0]) || !alnum(s[len(s)-1]) {
+	if s == "" || s[0] < 'a' || s[0] > 'z' || !alnum(s[len(s)-1]) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

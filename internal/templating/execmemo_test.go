@@ -291,8 +291,8 @@ func TestExecMemoLeavesUnfrozenConfigsAlone(t *testing.T) {
 	}
 }
 
-// Outputs of one Shape differ only in DNS names of the same lengths; another length, or a value that is
-// not a DNS name, gives another Shape or none.
+// Outputs of one Shape differ only in maskable names of the same lengths; another length, or a value that
+// is not one (not a DNS name, or one that starts with a digit), gives another Shape or none.
 func TestExecMemoShapes(t *testing.T) {
 	t.Parallel()
 	e, memo := NewEngine(), NewExecMemo()
@@ -304,7 +304,7 @@ func TestExecMemoShapes(t *testing.T) {
 		}
 		return s
 	}
-	a, b, c, d := shape("dev-abc"), shape("dev-xyz"), shape("dev-abcd"), shape("Dev-abc")
+	a, b, c, d, digit := shape("dev-abc"), shape("dev-xyz"), shape("dev-abcd"), shape("Dev-abc"), shape("1-abc")
 	if a.IsZero() || a != b {
 		t.Errorf("equal lengths: %v, %v", a, b)
 	}
@@ -313,5 +313,8 @@ func TestExecMemoShapes(t *testing.T) {
 	}
 	if !d.IsZero() {
 		t.Errorf("not a DNS name: %v", d)
+	}
+	if !digit.IsZero() {
+		t.Errorf("a name that starts with a digit: %v", digit)
 	}
 }
