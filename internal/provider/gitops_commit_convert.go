@@ -43,8 +43,8 @@ type gitopsCommitModel struct {
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
 	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
-	MaxChanges            types.Number `tfsdk:"max_changes"`
-	MaxDeletePercent      types.Number `tfsdk:"max_delete_percent"`
+	MaxChanges            types.String `tfsdk:"max_changes"`
+	MaxDeletePercent      types.String `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
 	ChangesCounts         types.Object `tfsdk:"changes_counts"`
@@ -53,7 +53,7 @@ type gitopsCommitModel struct {
 	BaseTreeID            types.String `tfsdk:"base_tree_id"`
 	ContentHash           types.String `tfsdk:"content_hash"`
 	CommitSHA             types.String `tfsdk:"commit_sha"`
-	PullRequestNumber     types.Int64  `tfsdk:"pull_request_number"`
+	PullRequestNumber     types.String `tfsdk:"pull_request_number"`
 	PullRequestURL        types.String `tfsdk:"pull_request_url"`
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
 }
@@ -341,11 +341,9 @@ func (r *GitopsCommitResource) keepRender(ctx context.Context, d desired, t *git
 	tflog.Debug(ctx, "desired tree kept in the local render store", fields)
 }
 
-// wholeNumber is a number attribute's value (validators.WholeNumber has checked it); 0 when null or unknown.
-func wholeNumber(v types.Number) int {
-	if v.IsNull() || v.IsUnknown() {
-		return 0
-	}
-	n, _ := v.ValueBigFloat().Int64()
-	return int(n)
+// wholeNumber is the value of a whole number kept as a decimal string (validators.WholeNumberString has
+// checked a configured one); 0 when null or unknown.
+func wholeNumber(v types.String) int {
+	n, _ := strconv.Atoi(v.ValueString())
+	return n
 }

@@ -264,3 +264,16 @@ func TestPEMCertificatesAcceptsRealCertificates(t *testing.T) {
 	PEMCertificates().ValidateString(context.Background(), validator.StringRequest{Path: path.Root("ca_certificates"), ConfigValue: types.StringValue(one + "junk")}, &r)
 	expectOne(t, r.Diagnostics, path.Root("ca_certificates"), "Invalid PEM certificates")
 }
+
+func TestWholeNumberString(t *testing.T) {
+	t.Parallel()
+	p := path.Root("max_changes")
+	for value, summary := range map[string]string{
+		"1": "", "1000": "", "100000": "",
+		"0": "Invalid number", "100001": "Invalid number", "1.5": "Invalid number", "1e3": "Invalid number", " 7": "Invalid number", "": "Invalid number", "ten": "Invalid number",
+	} {
+		resp := &validator.StringResponse{}
+		WholeNumberString(1, 100000).ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)
+		expectOne(t, resp.Diagnostics, p, summary)
+	}
+}
