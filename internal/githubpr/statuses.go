@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 )
 
 // Status is the latest commit status of one context.
@@ -26,13 +28,29 @@ var ErrMalformed = errors.New("malformed answer")
 // ErrTooMany means a commit holds more statuses than the caller allows.
 var ErrTooMany = errors.New("too many statuses")
 
+// statusesPerPage is the page size asked for; GitHub serves at most 100 contexts a page.
+const statusesPerPage = 100
+
+// ErrEndlessPages means a paginated answer did not end within the pages its size allows.
+var ErrEndlessPages = errors.New("endless pagination")
+
 // CombinedStatuses returns the latest status of every context on ref (GitHub's combined status, all
 // pages). More than limit contexts is ErrTooMany, before the remaining pages are read: a context
 // pattern that matches every CI check, or a hostile server, must not make a plan read without end.
-func (s *Service) CombinedStatuses(ctx context.Context, owner, repo, ref string, limit int) ([]Status, error) {
+// The whole read is bounded by the Service's read timeout, and its pages by what limit needs (limit/100
+// pages, plus one): a page without statuses that still links a next one, or more pages than that, is
+// ErrEndlessPages.
+func (s *Service) CombinedStatuses(ctx context.Context, owner, repo, ref string, limit int) (_ []Status, err error) {
+	parent := ctx
+	ctx, cancel := outbound.ReadContext(ctx, s.limits)
+	defer cancel()
+	defer func() {
+		err = outbound.ReadError(ctx, parent, err, "the commit statuses of "+owner+"/"+repo+"@"+ref, s.limits)
+	}()
+	maxPages := limit/statusesPerPage + 2
 	var out []Status
-	opts := &github.ListOptions{PerPage: 100}
-	for {
+	opts := &github.ListOptions{PerPage: statusesPerPage}
+	for page := 1; ; page++ {
 		combined, resp, err := s.gh.Repositories.GetCombinedStatus(ctx, owner, repo, ref, opts)
 		if err != nil {
 			return nil, s.wrap(err, "read the commit statuses of %s/%s@%s", owner, repo, ref)
@@ -59,6 +77,14 @@ func (s *Service) CombinedStatuses(ctx context.Context, owner, repo, ref string,
 		}
 		if resp == nil || resp.NextPage == 0 {
 			return out, nil
+		}
+		if len(combined.Statuses) == 0 {
+			return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: page %d holds no status but links page %d; the status API is broken or hostile, and this limit has no setting",
+				owner, repo, ref, ErrEndlessPages, page, resp.NextPage)
+		}
+		if page >= maxPages {
+			return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: the status API still linked a next page after %d pages (%d statuses), more than %d status contexts need at %d a page; "+
+				"it is broken or hostile, and this limit has no setting", owner, repo, ref, ErrEndlessPages, page, len(out), limit, statusesPerPage)
 		}
 		opts.Page = resp.NextPage
 	}
