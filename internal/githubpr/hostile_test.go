@@ -25,9 +25,9 @@ import (
 
 const hostileToken = "ghp_hostileCaseToken0123456789abcdef"
 
-// statusPage is one page of GitHub's combined status with n contexts starting at from, and a Link to the
-// next page when next > 0.
-func statusPage(w http.ResponseWriter, r *http.Request, total, from, n, next int) {
+// statusPage is one page of GitHub's commit statuses of a reference with n contexts starting at from,
+// and a Link to the next page when next > 0.
+func statusPage(w http.ResponseWriter, r *http.Request, from, n, next int) {
 	var statuses []map[string]any
 	for i := from; i < from+n; i++ {
 		statuses = append(statuses, map[string]any{"context": "kustomization/flux-system/c" + strconv.Itoa(i), "state": "success",
@@ -41,7 +41,10 @@ func statusPage(w http.ResponseWriter, r *http.Request, total, from, n, next int
 		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next"`, r.Host, u.RequestURI()))
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"state": "success", "total_count": total, "statuses": statuses})
+	if statuses == nil {
+		statuses = []map[string]any{}
+	}
+	_ = json.NewEncoder(w).Encode(statuses)
 }
 
 // TestStatusReadsAreBounded_HostileServers: GitHub's status API, or a proxy or GHES instance in front of
@@ -74,18 +77,18 @@ func TestStatusReadsAreBounded_HostileServers(t *testing.T) {
 		{name: "endless pages without statuses", serve: func(rig) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				p, _ := strconv.Atoi(r.URL.Query().Get("page"))
-				statusPage(w, r, 0, 0, 0, max(p, 1)+1)
+				statusPage(w, r, 0, 0, max(p, 1)+1)
 			})
 		}, wantKind: githubpr.ErrEndlessPages, want: []string{"page 1 holds no status but links page 2", "this limit has no setting"}, maxCalls: 1},
-		{name: "endless pages of new statuses under total_count", limit: 2000, serve: func(rig) http.Handler {
+		{name: "endless pages of new statuses", limit: 2000, serve: func(rig) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				p, _ := strconv.Atoi(r.URL.Query().Get("page"))
 				p = max(p, 1)
-				statusPage(w, r, 1, p, 1, p+1)
+				statusPage(w, r, p, 1, p+1)
 			})
 		}, wantKind: githubpr.ErrEndlessPages, want: []string{"still linked a next page after 22 pages (22 statuses)", "this limit has no setting"}, maxCalls: 22},
 		{name: "512 MiB description", serve: func(rig) http.Handler {
-			return hostile.HugeBody(`{"state":"success","total_count":1,"statuses":[{"context":"kustomization/a/b","state":"success","description":"`, 512<<20, 'x', `"}]}`)
+			return hostile.HugeBody(`[{"context":"kustomization/a/b","state":"success","description":"`, 512<<20, 'x', `"}]`)
 		}, wantKind: outbound.ErrTooLarge, want: []string{"answered with more than 1048576 bytes"}, maxCalls: 1},
 		{name: "429 with Retry-After: 55", serve: func(rig) http.Handler { return hostile.Throttle(http.StatusTooManyRequests, "55") },
 			wantKind: outbound.ErrThrottled, want: []string{"throttled: the GitHub API answered 429 and asked to retry after 55s", "api_max_retry_after"}, maxCalls: 1},
@@ -96,14 +99,14 @@ func TestStatusReadsAreBounded_HostileServers(t *testing.T) {
 		{name: "token echoed in X-GitHub-Request-Id of a good answer", serve: func(rig) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("X-GitHub-Request-Id", "REQ "+r.Header.Get("Authorization"))
-				statusPage(w, r, 1, 0, 1, 0)
+				statusPage(w, r, 0, 1, 0)
 			})
 		}, maxCalls: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := rig{other: hostile.Start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { statusPage(w, r, 1, 0, 1, 0) }))}
+			r := rig{other: hostile.Start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { statusPage(w, r, 0, 1, 0) }))}
 			r.api = hostile.Start(t, http.NotFoundHandler())
 			r.api.SetHandler(tc.serve(r))
 			limits := fast
@@ -121,7 +124,7 @@ func TestStatusReadsAreBounded_HostileServers(t *testing.T) {
 			}
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err = svc.CombinedStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), limit)
+			_, err = svc.ListStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), limit, limit)
 			var after runtime.MemStats
 			runtime.ReadMemStats(&after)
 			if tc.want == nil && tc.wantKind == nil {
@@ -175,13 +178,13 @@ func TestStatusReadWaitsOutShortThrottling(t *testing.T) {
 			hostile.Throttle(http.StatusTooManyRequests, "0").ServeHTTP(w, r)
 			return
 		}
-		statusPage(w, r, 1, 0, 1, 0)
+		statusPage(w, r, 0, 1, 0)
 	}))
 	svc, err := githubpr.New(githubpr.Options{BaseURL: api.URL + "/api/v3/", Token: hostileToken, LoopbackHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := svc.CombinedStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), 10)
+	got, err := svc.ListStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), 10, 10)
 	if err != nil || len(got) != 1 || calls.Load() != 2 {
 		t.Fatalf("got %v, %v after %d requests; want one status after two", got, err, calls.Load())
 	}
@@ -191,23 +194,23 @@ func TestStatusReadWaitsOutShortThrottling(t *testing.T) {
 // only when allowed; never to plain http elsewhere.
 func TestTokenScope(t *testing.T) {
 	t.Parallel()
-	api := hostile.Start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { statusPage(w, r, 1, 0, 1, 0) }))
+	api := hostile.Start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { statusPage(w, r, 0, 1, 0) }))
 	svc, err := githubpr.New(githubpr.Options{BaseURL: api.URL + "/api/v3/", Token: hostileToken})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CombinedStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), 10); err != nil {
+	if _, err := svc.ListStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	if got := api.Authorizations(); len(got) != 0 {
 		t.Errorf("plain http to loopback without LoopbackHTTP received %q", got)
 	}
-	tls := hostile.StartTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { statusPage(w, r, 1, 0, 1, 0) }))
+	tls := hostile.StartTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { statusPage(w, r, 0, 1, 0) }))
 	svc, err = githubpr.New(githubpr.Options{HTTPClient: tls.Client(), BaseURL: tls.URL + "/api/v3/", Token: hostileToken})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CombinedStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), 10); err != nil {
+	if _, err := svc.ListStatuses(context.Background(), "org", "gitops", strings.Repeat("a", 40), 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	if got := tls.Authorizations(); len(got) != 1 || got[0] != "Bearer "+hostileToken {
