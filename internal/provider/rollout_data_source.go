@@ -138,7 +138,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			},
 			"branch": schema.StringAttribute{
 				Required: true, MarkdownDescription: "The environment's GitOps branch, for example `dev`.",
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{validators.BranchName()},
 			},
 			"history": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: fmt.Sprintf("How many commits of the branch (first parents, newest first) to examine; one status request each. Defaults to %d.", rollout.DefaultHistory),
@@ -231,7 +231,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"to": schema.StringAttribute{Required: true, MarkdownDescription: "The next environment, for example `stage`.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 					"to_branch": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "Its GitOps branch in the same repository, whose `Promoted_Commit_Id` is its current commit. Defaults to `to`.",
-						Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+						Validators: []validator.String{validators.BranchName()},
 					},
 					"current_commit": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch` (for a first promotion, or a branch elsewhere).",
@@ -241,7 +241,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 						Required: true, MarkdownDescription: "The control-plane branch the promoted commits belong to, to check that a promotion moves forward.",
 						Attributes: map[string]schema.Attribute{
 							"repo":   schema.StringAttribute{Required: true, MarkdownDescription: "Control-plane repository URL.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-							"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`."},
+							"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`.", Validators: []validator.String{validators.BranchName()}},
 						},
 					},
 					"allow_backwards": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let the next environment move to an older commit (a rollback). Defaults to `false`."},
