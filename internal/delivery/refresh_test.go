@@ -86,7 +86,7 @@ func TestRefresh_ThePlanReusesTheRefreshsRead(t *testing.T) {
 	}
 	// The render was reused (RecordedTree): the plan needs the branch's managed tree and root files only.
 	want := r.Desired(nil, got.ManagedTree, false)
-	p, err := PlanAgainstBranch(ctx, c, r.PlanRequest(want, got.ManagedTree, ""))
+	p, err := ReadBranch(ctx, c, r.PlanRequest(want, got.ManagedTree, ""))
 	if err != nil {
 		t.Fatalf("the plan read the branch again: %v", err)
 	}
