@@ -106,6 +106,14 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 	if err := CheckOverlap(req.Desired.Path, markers); err != nil {
 		return nil, &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}
+	if req.PullRequest && readBranch != req.Branch && !p.Empty() {
+		if p.Withdraws, err = withdraws(ctx, c, req, p); err != nil {
+			return nil, err
+		}
+	}
+	if p.Withdraws {
+		return p, nil // the deletions are the proposal's: the base branch loses nothing
+	}
 	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), req.MaxDeletePercent); err != nil {
 		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
 	}

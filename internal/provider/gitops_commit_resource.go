@@ -408,6 +408,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if decision.PullRequestNull {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
 	}
+	r.planProposal(ctx, state, &plan, cs, move, &resp.Diagnostics)
 	if cs != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: cs.DesiredTree}.Marshal())...)
@@ -749,6 +750,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
 		}
 	}
+	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
@@ -791,7 +793,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 		if prior != nil {
 			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
-		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		pr := delivery.PullRequestAfter(res.PullRequest, res.Closed, before)
 		if pr.Number != 0 && pr.Number == before.Number {
 			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
 		}
