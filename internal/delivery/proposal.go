@@ -158,3 +158,31 @@ func checkNotMerged(ctx context.Context, gh GitHub, old *Proposal) error {
 	}
 	return nil
 }
+
+// planProposal warns what the apply does to the pull request the state records as open: it closes it
+// (nothing left to propose, or superseded), or updates it to propose the removal at a move's old location.
+func planProposal(_ context.Context, p *Planning) error {
+	if p.Prior == nil || !p.Config.RepoURLKnown || !p.Config.BranchKnown || p.Config.PullRequestUnknown {
+		return nil
+	}
+	open := p.Prior.Resource.OpenProposal(p.Prior.PullRequestNumber, p.Prior.PullRequestState)
+	if open == nil {
+		return nil
+	}
+	to := p.Config.Resource
+	sameRepo := p.repoKey(open.RepoURL) == p.repoKey(to.RepoURL)
+	removesOld := 0
+	if m := p.Move; m != nil && !m.Retain && !m.Old.Gone && (!sameRepo || to.Branch != open.Base) {
+		removesOld = m.Old.Files + len(m.Old.RootFiles)
+	}
+	outcome, why := DecideProposal(open, to, p.Changes, sameRepo, removesOld)
+	summary := map[ProposalOutcome]string{
+		ProposalWithdrawn:  "The apply closes pull request #%d: nothing is left to propose",
+		ProposalSuperseded: "The apply closes pull request #%d",
+		ProposalRetargeted: "The apply updates pull request #%d to propose the removal at the old location",
+	}[outcome]
+	if summary != "" {
+		p.Warn(fmt.Sprintf(summary, open.Number), fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.ID, why))
+	}
+	return nil
+}
