@@ -22,6 +22,7 @@ import (
 var builtins = newBuiltinRegistry(
 	arcFluxBuiltin,
 	argoCDBuiltin,
+	rancherFleetBuiltin,
 	defaultNamespaceBuiltin,
 	configMapBuiltin,
 )
