@@ -32,6 +32,7 @@ const (
 	StepInspect   = "inspect"
 	StepGuards    = "guards"
 	StepOwnership = "ownership"
+	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
 	StepDestroy   = "destroy"
 )
@@ -43,6 +44,7 @@ const (
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
+//   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown.
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
@@ -55,6 +57,7 @@ func PlanSteps() []Step {
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
+		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
 	}
 }
@@ -106,6 +109,8 @@ type Prior struct {
 	ID, RawPath string
 	// ContentHash, CommitSHA and PullRequestState are the state's content_hash, commit_sha and pull_request_state.
 	ContentHash, CommitSHA, PullRequestState string
+	// PullRequestNumber is the state's pull_request_number (0 for none).
+	PullRequestNumber int
 	// Promoted is true when the state records a promoted_commit_id.
 	Promoted bool
 	// Retain and Protected are retain_on_destroy and deletion_protection as the state records them.
