@@ -105,6 +105,9 @@ type Plan struct {
 	// ByDirectory counts the changes per top-level directory under the path (a cluster type's folder in a
 	// Kalypso GitOps repository); root files are not included.
 	ByDirectory map[string]Counts
+	// ByTarget counts the changes per second-level directory under the path (a deployment target's
+	// folder, <cluster type>/<deployment target>/<file>), over every cluster type.
+	ByTarget map[string]Counts
 	// Omitted is the number of changed files not listed in Changes.
 	Omitted int
 	// CurrentFiles is the number of managed files under the path on the branch.
@@ -113,13 +116,17 @@ type Plan struct {
 	DesiredTree string
 	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
 	BaseTree string
-	// Markers lists the directories below the path (root-relative) that hold another resource's ownership
-	// record; Compute finds them among the files it would delete.
+	// Markers lists the directories (root-relative) that hold another resource's ownership record: Compute
+	// finds those below the path among the files it would delete, ReadBranch adds those above it.
 	Markers []string
 	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
 	Tree *gitrepo.Tree
 	// BranchExists is false when the plan creates the branch (create_branch).
 	BranchExists bool
+	// Withdraws is true in pull-request mode when the plan was made against the head branch of an open
+	// proposal and the base branch already holds the desired content: the apply writes nothing and closes
+	// the proposal (proposal.go).
+	Withdraws bool
 }
 
 // Empty reports whether applying changes nothing.
@@ -146,6 +153,8 @@ type pending struct {
 	action   Action
 	old, new string // blob ids
 	content  []byte // desired content of a root file
+	// gitlink is true for a submodule entry the change deletes: old is a commit of another repository.
+	gitlink bool
 }
 
 // Compute returns the change set that turns what ins found into d. read is called once, for the old
@@ -214,22 +223,30 @@ func (p *Plan) pathChanges(deltas []gitrepo.Delta, dir string, desiredFiles int)
 			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionCreate, new: dl.New})
 		case dl.New == "":
 			deleted++
-			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash})
+			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash, gitlink: dl.Old.Gitlink()})
 			if base := pathpkg.Base(dl.Path); base == OwnerMarker {
 				// Another resource's ownership record below this path: nothing desired has that name.
 				p.Markers = append(p.Markers, join(dir, pathpkg.Dir(dl.Path)))
 			}
 		default:
-			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New})
+			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New, gitlink: dl.Old.Gitlink()})
 		}
 	}
 	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
 	p.CurrentFiles = desiredFiles - created + deleted
 	for i := range all {
-		top, _, _ := strings.Cut(all[i].path, "/")
+		top, rest, _ := strings.Cut(all[i].path, "/")
 		c := p.ByDirectory[top]
 		c.add(all[i].action)
 		p.ByDirectory[top] = c
+		if target, _, ok := strings.Cut(rest, "/"); ok {
+			if p.ByTarget == nil {
+				p.ByTarget = map[string]Counts{}
+			}
+			t := p.ByTarget[target]
+			t.add(all[i].action)
+			p.ByTarget[target] = t
+		}
 		all[i].path = join(dir, all[i].path)
 	}
 	return all
@@ -261,7 +278,7 @@ func rootChanges(ins *gitrepo.Inspection, d Desired) []pending {
 func diffs(listed []pending, ins *gitrepo.Inspection, d Desired, read BlobReader, limit int) (map[string]Change, error) {
 	var ids []string
 	for _, c := range listed {
-		if c.action != ActionCreate && c.old != "" {
+		if c.action != ActionCreate && c.old != "" && !c.gitlink {
 			ids = append(ids, c.old)
 		}
 	}
@@ -282,7 +299,10 @@ func diffs(listed []pending, ins *gitrepo.Inspection, d Desired, read BlobReader
 			}
 		}
 		before := string(old[c.old])
-		if c.old == "" { // a root file: its old content came with the inspection
+		switch {
+		case c.gitlink: // no content in this repository: say what Git says of it
+			before = gitrepo.GitlinkText(c.old)
+		case c.old == "": // a root file: its old content came with the inspection
 			before = string(ins.RootFiles[c.path])
 		}
 		switch c.action {

@@ -6,6 +6,7 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -22,11 +23,18 @@ type DeliverRequest struct {
 	Title string
 	// Labels are the configured pull-request labels.
 	Labels []string
+	// Body, when set, is the pull request's body instead of the generated one: the plan's Markdown summary
+	// (MarkdownSummary), so that the proposal shows what the plan showed. A removal keeps its own body.
+	Body string
 	// PromotedChanged is true when the change moves the promoted commit (the pull request gets LabelPromoted).
 	PromotedChanged  bool
 	PromotedCommitID string
 	// Removal is true for the apply of a destroy: the pull request says so, whatever title is configured.
 	Removal bool
+	// Replaces is the proposal the state records as open (nil for none). The apply refuses to write when it
+	// was merged since the plan, and closes it afterwards unless it is the pull request the apply opened or
+	// updated (proposal.go).
+	Replaces *Proposal
 }
 
 // DeliverResult is what an apply did.
@@ -34,11 +42,29 @@ type DeliverResult struct {
 	Git gitrepo.ApplyResult
 	// PullRequest is the opened or updated pull request; nil in direct mode or when there was nothing to propose.
 	PullRequest *githubpr.PR
+	// Closed is DeliverRequest.Replaces once closed, when it is in the repository written (nil otherwise).
+	Closed *githubpr.PR
 }
 
 // Deliver performs the change (one commit, none when nothing changes) and, in pull-request mode, opens or
 // updates the one pull request of the head branch.
 func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverRequest) (DeliverResult, error) {
+	if err := checkNotMerged(ctx, gh, req.Replaces); err != nil {
+		return DeliverResult{}, err
+	}
+	out, err := deliver(ctx, c, gh, req)
+	if err != nil {
+		return out, err
+	}
+	closed, err := closeReplaced(ctx, c, gh, req, out.PullRequest)
+	if closed != nil && c.RepositoryKey(req.Replaces.RepoURL) == c.RepositoryKey(req.Apply.RepoURL) {
+		out.Closed = closed
+	}
+	return out, err
+}
+
+// deliver is Deliver without the replaced proposal.
+func deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverRequest) (DeliverResult, error) {
 	res, err := c.Apply(ctx, req.Apply)
 	if err != nil {
 		return DeliverResult{Git: res}, gitError("Cannot deliver the files to Git", err)
@@ -66,6 +92,9 @@ func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 	})
 	if req.Title != "" && !req.Removal {
 		title = req.Title
+	}
+	if req.Body != "" && !req.Removal {
+		body = proposalBody(body, req.Body, req.Apply.Vacate != "")
 	}
 	pr, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{
 		Owner: owner, Repo: repo, Base: req.Apply.Branch, Head: req.Apply.HeadBranch, Title: title, Body: body, Labels: Labels(req.Labels, req.PromotedChanged),
@@ -106,4 +135,14 @@ func recordNewCommit(ctx context.Context, c *gitrepo.Client, a gitrepo.ApplyRequ
 		return
 	}
 	_, _ = c.Inspect(ctx, branchInspection(a.RepoURL, a.Branch, a.Path, false))
+}
+
+// proposalBody is the pull request's body in place of the generated one: the plan's Markdown summary, after
+// the generated body's first paragraph when the change is a move (it says which path the proposal leaves).
+func proposalBody(generated, markdown string, move bool) string {
+	if !move {
+		return markdown
+	}
+	lead, _, _ := strings.Cut(generated, "\n\n")
+	return lead + "\n\n" + markdown
 }

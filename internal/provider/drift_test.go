@@ -137,10 +137,11 @@ output "sourced_targets" { value = kalypso_workload_registration.sourced.deploym
 // Terraform (issue 36 item 2, issue 35 item 2): no resource keeps more than one sensitive path in its
 // state (a second one may change places between runs, which Terraform reads as drift), and no number
 // (hashicorp/terraform#36403): max_changes, max_delete_percent and pull_request_number are strings.
+// The pull request's body is the plan's changes_markdown (GitHub's REST API is mocked).
 // Outputs of non-secret attributes, also of whole resources, need no `sensitive = true`. (An output of
 // the pending change, changes_counts for example, would read the applied change after an apply and none
 // after the next refresh: the docs say to read it from the plan.) An out-of-band edit then shows in both.
-func TestAccDriftChecksNeverFlap(t *testing.T) {
+func TestAccDriftChecksNeverFlap_MockGitHubAPI(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -160,7 +161,24 @@ func TestAccDriftChecksNeverFlap(t *testing.T) {
 	vars := []string{"-var", "github=" + gh.BaseURL(), "-var", "rewrite=file://" + filepath.ToSlash(root) + "/", "-var", "repo=file://" + filepath.ToSlash(repo),
 		"-var", "source_repo=" + src.RepoURL("orders.git"), "-var", "source_token=" + sourceToken, "-var", "github_token=" + ghToken}
 	tf.mustRun("init", "-input=false", "-no-color")
-	tf.mustRun(append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars...)...)
+	tf.mustRun(append([]string{"plan", "-input=false", "-no-color", "-out=tfplan"}, vars...)...)
+	var planned plannedChanges
+	if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", "tfplan")), &planned); err != nil {
+		t.Fatal(err)
+	}
+	var markdown string
+	for _, rc := range planned.ResourceChanges {
+		if rc.Address == "kalypso_gitops_commit.stage" {
+			markdown, _ = rc.Change.After["changes_markdown"].(string)
+		}
+	}
+	for _, want := range []string{"### 15 to create, 0 to update, 0 to delete\n", "| Workload | Create | Update | Delete |", "| `catalog` | 6 | 0 | 0 |", "| `orders` | 6 | 0 | 0 |",
+		"#### Changes (15)", "<details><summary><code>stage/core/catalog-stage/reconciler.yaml</code> (create)</summary>"} {
+		if !strings.Contains(markdown, want) {
+			t.Errorf("the stage's planned changes_markdown lacks %q:\n%s", want, markdown)
+		}
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
 
 	var state struct {
 		Resources []struct {
@@ -193,8 +211,12 @@ func TestAccDriftChecksNeverFlap(t *testing.T) {
 	if strings.Contains(string(b), sourceToken) || strings.Contains(string(b), ghToken) {
 		t.Errorf("a token reached the state")
 	}
-	if n := len(gh.PRs("org/fleet")); n != 1 {
-		t.Fatalf("%d pull requests, want the stage's one", n)
+	prs := gh.PRs("org/fleet")
+	if len(prs) != 1 {
+		t.Fatalf("%d pull requests, want the stage's one", len(prs))
+	}
+	if prs[0].Body != markdown {
+		t.Errorf("the pull request's body is not the plan's changes_markdown:\n%s\n---- planned:\n%s", prs[0].Body, markdown)
 	}
 
 	const runs = 20

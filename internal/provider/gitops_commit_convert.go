@@ -10,7 +10,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -49,6 +48,7 @@ type gitopsCommitModel struct {
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
 	ChangesCounts         types.Object `tfsdk:"changes_counts"`
 	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
+	ChangesMarkdown       types.String `tfsdk:"changes_markdown"`
 	RenderSummary         types.Object `tfsdk:"render_summary"`
 	BaseTreeID            types.String `tfsdk:"base_tree_id"`
 	ContentHash           types.String `tfsdk:"content_hash"`
@@ -113,16 +113,19 @@ func countsValue(c delivery.Counts) types.Object {
 // setChanges fills changes, changes_summary, changes_counts and changes_by_directory from a change set.
 func (m *gitopsCommitModel) setChanges(cs *delivery.Plan) {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), countsValue(cs.Counts), byDirectoryValue(cs)
+	m.ChangesMarkdown = types.StringValue(delivery.MarkdownSummary{Plan: cs}.Markdown())
 }
 
 // changesUnknown marks the change set unknown: an input is not known yet.
 func (m *gitopsCommitModel) changesUnknown() {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.ObjectUnknown(gitopsCountsTypes), types.MapUnknown(types.StringType)
+	m.ChangesMarkdown = types.StringUnknown()
 }
 
 // changesFrom copies the change set attributes of another model (the state's).
 func (m *gitopsCommitModel) changesFrom(o *gitopsCommitModel) {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = o.Changes, o.ChangesSummary, o.ChangesCounts, o.ChangesByDirectory
+	m.ChangesMarkdown = o.ChangesMarkdown
 }
 
 func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types.Object {
@@ -146,21 +149,12 @@ func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types
 
 // deliveryDiag reports a delivery.Error (or a bare Git error) at its attribute, with what to do.
 func deliveryDiag(id string, err error) diag.Diagnostic {
-	var de *delivery.Error
-	if !errors.As(err, &de) {
-		return gitErrorDiag("Cannot deliver the files to Git", id, err)
-	}
-	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
-	if de.Hint != "" {
-		detail += "\n\n" + de.Hint
-	}
-	return attributeDiag(de.Attribute, de.Summary, detail)
+	return refusalDiag(delivery.Explain(id, err))
 }
 
-// gitErrorDiag turns a gitrepo error into a diagnostic that says what to do.
-func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
-	hint, attribute := delivery.ErrorHint(err)
-	return attributeDiag(attribute, summary, fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint))
+// refusalDiag reports a step's refusal at its attribute.
+func refusalDiag(rf *delivery.Refusal) diag.Diagnostic {
+	return attributeDiag(rf.Attribute, rf.Summary, rf.Detail)
 }
 
 // attributeDiag is an error at a root attribute, or at none when attribute is "".
@@ -183,7 +177,7 @@ func attributePath(attribute string) path.Path {
 
 func gitopsKnown(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
 
-// settings converts m's configuration. At plan time, planChanges calls it once the values it needs are known.
+// settings converts m's configuration (values not known yet convert as empty).
 func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) delivery.Resource {
 	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
 	s := delivery.Resource{

@@ -82,12 +82,13 @@ func TestAccPlan_PrintsEachFactOnce(t *testing.T) {
 	out := tf.mustRun("plan", "-input=false", "-no-color", "-var", "repo="+repo, "-out=tfplan")
 
 	for marker, want := range map[string]int{
-		"marker-template-body":           3, // the Template's manifests and manifest, and the rendered reconciler.yaml in changes
+		"marker-template-body":           4, // the Template's manifests and manifest, and the rendered reconciler.yaml in changes and changes_markdown
 		"marker-target-path":             2, // the registration's workload and manifest (the rendered Kustomization does not use it)
 		`"large/app-t1/reconciler.yaml"`: 1,
 		`= "app-t1"`:                     1, // deployment_targets (the files name it in their content)
 		"(sensitive value)":              1, // render.manifests
 		"changes_summary":                1,
+		"changes_markdown":               1,
 	} {
 		if got := strings.Count(out, marker); got != want {
 			t.Errorf("%q appears %d times in the plan, want %d:\n%s", marker, got, want, out)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -82,6 +83,7 @@ type rolloutExpectedModel struct {
 type rolloutGitHubModel struct {
 	Repository      types.String   `tfsdk:"repository"`
 	ContextPatterns []types.String `tfsdk:"context_patterns"`
+	Creators        []types.String `tfsdk:"creators"`
 }
 
 type rolloutAzureModel struct {
@@ -109,7 +111,7 @@ var (
 		"expected": types.Int64Type, "succeeded": types.Int64Type, "progressing": types.Int64Type, "failed": types.Int64Type, "unknown": types.Int64Type,
 	}
 	rolloutClusterTypes = map[string]attr.Type{
-		"name": types.StringType, "cluster_type": types.StringType, "commit": types.StringType, "state": types.StringType,
+		"name": types.StringType, "id": types.StringType, "cluster_type": types.StringType, "commit": types.StringType, "state": types.StringType,
 		"message": types.StringType, "reported_at": types.StringType, "expected": types.BoolType,
 	}
 )
@@ -138,7 +140,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			},
 			"branch": schema.StringAttribute{
 				Required: true, MarkdownDescription: "The environment's GitOps branch, for example `dev`.",
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{validators.BranchName()},
 			},
 			"history": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: fmt.Sprintf("How many commits of the branch (first parents, newest first) to examine; one status request each. Defaults to %d.", rollout.DefaultHistory),
@@ -151,8 +153,10 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Attributes: map[string]schema.Attribute{
 					"clusters": schema.ListAttribute{
 						Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "Every cluster that must report, by the name the source gives it (the `cluster` group of a context pattern). Other clusters are listed but do not count.",
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+						MarkdownDescription: "Every cluster that must report, by the name the source gives it (the `cluster` group of a context pattern, an Azure cluster's name) " +
+							"or by its full identity (`clusters[*].id`: an Azure cluster's resource ID; `<cluster>@<account>` for commit statuses). " +
+							"Other clusters are listed but do not count. A name that two clusters share (`aks-dev` in two resource groups) is an error: list their identities.",
+						Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 					},
 					"min_clusters": schema.Int64Attribute{
 						Optional: true, MarkdownDescription: "How many distinct clusters must report, whatever their names.",
@@ -189,8 +193,16 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"context_patterns": schema.ListAttribute{
 						Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Regular expressions over the status context, each with a named group `cluster` and optionally `cluster_type` and `reconciler`. " +
-							"Contexts that match none (CI checks) are ignored. Defaults to Flux's `" + rollout.FluxContextPattern + "`.",
+							"A pattern must match the whole context. Contexts that match none (CI checks) are ignored. Defaults to Flux's `" + rollout.FluxContextPattern +
+							"` (the last segment is the first part of the cluster's Provider UID, so `kustomization/lint/ci` is not a cluster).",
 						Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+					},
+					"creators": schema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "The GitHub accounts (logins) whose statuses count, for example the account of the token the clusters' Flux Providers use. " +
+							"Statuses that other accounts post are ignored: anyone who may post a commit status can otherwise post a context shaped like a cluster's. " +
+							"Defaults to every account; a cluster reported by two accounts is then an error that names both.",
+						Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 					},
 				},
 			},
@@ -231,17 +243,18 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"to": schema.StringAttribute{Required: true, MarkdownDescription: "The next environment, for example `stage`.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 					"to_branch": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "Its GitOps branch in the same repository, whose `Promoted_Commit_Id` is its current commit. Defaults to `to`.",
-						Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+						Validators: []validator.String{validators.BranchName()},
 					},
 					"current_commit": schema.StringAttribute{
-						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch` (for a first promotion, or a branch elsewhere).",
+						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch`, for a branch elsewhere. " +
+							"Not needed for a first promotion: a `to_branch` that does not exist yet has no current commit. Once set, the gate compares with it instead of the branch's `Promoted_Commit_Id`, so remove it after a promotion it was set for.",
 						Validators: []validator.String{validators.CommitSHA()},
 					},
 					"control_plane": schema.SingleNestedAttribute{
 						Required: true, MarkdownDescription: "The control-plane branch the promoted commits belong to, to check that a promotion moves forward.",
 						Attributes: map[string]schema.Attribute{
 							"repo":   schema.StringAttribute{Required: true, MarkdownDescription: "Control-plane repository URL.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-							"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`."},
+							"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`.", Validators: []validator.String{validators.BranchName()}},
 						},
 					},
 					"allow_backwards": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let the next environment move to an older commit (a rollback). Defaults to `false`."},
@@ -271,6 +284,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Computed: true, MarkdownDescription: "Every cluster that reported, and every expected one, by name.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name":         computed("Cluster name."),
+					"id":           computed("Its full identity: an Azure cluster's resource ID (lower case), or `<cluster>@<account that posted the statuses>`. Two clusters may share a name, never an identity."),
 					"cluster_type": computed("Cluster type, when the source knows it."),
 					"commit":       computed("The newest GitOps commit it reported about; empty when silent."),
 					"state":        computed("`succeeded`, `progressing`, `failed` or `unknown`."),
@@ -313,7 +327,7 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	res, err := rollout.Read(ctx, git, rreq)
 	if err != nil {
-		resp.Diagnostics.Append(rolloutError(err, env)...)
+		resp.Diagnostics.Append(rolloutError(err, env, !data.AzureGraph.IsNull())...)
 		return
 	}
 	data.fill(res)
@@ -324,6 +338,12 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	case res.State == rollout.Unknown:
 		// What to check depends on where the reports come from.
 		hint := "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
+		if gh, ok := rreq.Source.(*rollout.GitHubStatuses); ok {
+			// Name the repository asked: it comes from repository_url unless github_statuses.repository is set.
+			hint = fmt.Sprintf("The statuses were read from the GitHub repository %s/%s; check that the clusters post statuses there "+
+				"(Flux: a Provider of type github for that repository and an Alert for the Kustomizations), that the context patterns match them, "+
+				"and that github_statuses.repository (or repository_url) names the repository the clusters post to.", gh.Owner, gh.Repo)
+		}
 		if !data.AzureGraph.IsNull() {
 			hint = "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
 				"and that the identity has Reader on their subscriptions."
@@ -412,7 +432,11 @@ func (d *RolloutDataSource) githubSource(ctx context.Context, data *RolloutModel
 		diags.AddAttributeError(path.Root("github_statuses"), "Cannot create the GitHub client", err.Error()+". Fix the provider's github_base_url.")
 		return nil, diags
 	}
-	return &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}, diags
+	src := &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}
+	for _, c := range gh.Creators {
+		src.Creators = append(src.Creators, c.ValueString())
+	}
+	return src, diags
 }
 
 // azureSource is the Azure Resource Graph source of the configuration.
@@ -428,16 +452,18 @@ func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel,
 	var err error
 	if o := d.provider.azure; o != nil {
 		cred, opts = o.credential, o.clientOptions
-	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil); err != nil {
+	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil, d.provider.apiLimits()); err != nil {
 		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
 		return nil, diags
 	}
-	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), opts)
+	tokens := &rollout.TokenRecorder{TokenCredential: cred}
+	client, err := rollout.NewResourceGraphClient(tokens, az.Endpoint.ValueString(), opts, d.provider.apiLimits())
 	if err != nil {
 		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
 		return nil, diags
 	}
-	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: data.Branch.ValueString(), Limit: limit}
+	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: data.Branch.ValueString(), Limit: limit,
+		Limits: d.provider.apiLimits(), Tokens: tokens}
 	if src.RepoURL == "" {
 		src.RepoURL = data.RepositoryURL.ValueString()
 	}
@@ -457,7 +483,7 @@ type azureOverride struct {
 }
 
 // rolloutError words an error of the read at the attribute to fix.
-func rolloutError(err error, env string) diag.Diagnostics {
+func rolloutError(err error, env string, azure bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var gerr *gitrepo.Error
 	switch {
@@ -470,6 +496,20 @@ func rolloutError(err error, env string) diag.Diagnostics {
 		diags.AddAttributeError(at, "Cannot read the GitOps branch", err.Error()+". "+hint)
 	case errors.Is(err, rollout.ErrMalformedPromoted):
 		diags.AddAttributeError(path.Root("branch"), "Cannot read the GitOps branch", err.Error()+".")
+	case errors.Is(err, outbound.ErrThrottled), errors.Is(err, outbound.ErrTimeout), errors.Is(err, outbound.ErrTooLarge),
+		errors.Is(err, outbound.ErrRedirect), errors.Is(err, githubpr.ErrEndlessPages):
+		// The error names the bound and the attribute that raises it, when one exists.
+		at := path.Root("github_statuses")
+		if azure {
+			at = path.Root("azure_resource_graph")
+		}
+		diags.AddAttributeError(at, "Cannot read the rollout of "+env, err.Error()+"; nothing was written.")
+	case errors.Is(err, rollout.ErrAmbiguousCluster):
+		diags.AddAttributeError(path.Root("expected").AtName("clusters"), "Ambiguous expected cluster", err.Error()+
+			" (clusters[*].id shows them); nothing was written.")
+	case errors.Is(err, rollout.ErrSharedCluster):
+		diags.AddAttributeError(path.Root("github_statuses").AtName("creators"), "One cluster, two reporters", err.Error()+
+			". Set github_statuses.creators to the account the clusters post with, and find out who posts the other; nothing was written.")
 	case errors.Is(err, githubpr.ErrTooMany):
 		diags.AddAttributeError(path.Root("max_clusters"), "Too many statuses", err.Error()+
 			". Narrow github_statuses.context_patterns, or raise max_clusters for a fleet this large.")
@@ -512,7 +552,7 @@ func (m *RolloutModel) fill(res *rollout.Result) {
 			at = c.Time.UTC().Format(time.RFC3339)
 		}
 		clusters = append(clusters, types.ObjectValueMust(rolloutClusterTypes, map[string]attr.Value{
-			"name": types.StringValue(c.Name), "cluster_type": types.StringValue(c.ClusterType), "commit": types.StringValue(c.Commit),
+			"name": types.StringValue(c.Name), "id": types.StringValue(c.ID), "cluster_type": types.StringValue(c.ClusterType), "commit": types.StringValue(c.Commit),
 			"state": types.StringValue(string(c.State)), "message": types.StringValue(c.Message), "reported_at": types.StringValue(at),
 			"expected": types.BoolValue(c.Expected),
 		}))
@@ -537,6 +577,8 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		cpBranch = "main"
 	}
 	current := p.CurrentCommit.ValueString()
+	// firstBranch names the next environment's GitOps branch when it does not exist yet.
+	firstBranch := ""
 	if p.CurrentCommit.IsNull() {
 		toBranch := p.ToBranch.ValueString()
 		if toBranch == "" {
@@ -544,10 +586,14 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		}
 		var err error
 		current, err = rollout.Promoted(ctx, git, data.RepositoryURL.ValueString(), toBranch)
-		if err != nil {
+		switch {
+		case errors.Is(err, gitrepo.ErrBranchNotFound):
+			// A branch that does not exist yet holds no promoted commit: this is its first promotion, and the
+			// kalypso_gitops_commit that renders it creates the branch (create_branch = true).
+			current, firstBranch = "", toBranch
+		case err != nil:
 			hint, _ := gitrepo.Hint(err, gitrepo.Fields{Repo: "repository_url", Branch: "promotion.to_branch"})
-			diags.AddAttributeError(at, "Cannot read the next environment's GitOps branch", err.Error()+". "+hint+
-				" For a first promotion into a branch that does not exist yet, set promotion.current_commit.")
+			diags.AddAttributeError(at, "Cannot read the next environment's GitOps branch", err.Error()+". "+hint)
 			return diags
 		}
 	}
@@ -556,6 +602,11 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 			return git.IsAncestor(ctx, cp.Repo.ValueString(), cpBranch, a, b)
 		}}
 	dec, err := gate.Decide(ctx, res)
+	if errors.Is(err, rollout.ErrNotPromotable) {
+		diags.AddAttributeError(at.AtName("control_plane"), "Cannot promote to "+gate.To, err.Error()+
+			". Check that promotion.control_plane names the repository and branch "+env+" was rendered from; nothing was written.")
+		return diags
+	}
 	if err != nil {
 		hint := ""
 		if gitrepo.Class(err) != nil {
@@ -564,6 +615,9 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		}
 		diags.AddAttributeError(at, "Cannot decide the promotion to "+gate.To, err.Error()+"."+hint)
 		return diags
+	}
+	if firstBranch != "" {
+		dec.Reason += fmt.Sprintf(" (GitOps branch %q does not exist yet: the kalypso_gitops_commit that renders %s creates it with create_branch = true)", firstBranch, gate.To)
 	}
 	data.PromotionCommit = nullIfEmpty(dec.Commit)
 	data.PromotionMoves = types.BoolValue(dec.Moves)

@@ -5,8 +5,13 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
+
+// ErrNotPromotable means the commit an environment rolled out carries a Promoted_Commit_Id that is not a
+// commit of the control-plane branch.
+var ErrNotPromotable = errors.New("not promotable")
 
 // Gate is a promotion from one environment to the next.
 type Gate struct {
@@ -41,7 +46,17 @@ func (g Gate) Decide(ctx context.Context, res *Result) (Decision, error) {
 		return Decision{}, fmt.Errorf("%s's GitOps commit %s, the newest its clusters rolled out, has no .github/tracking/Promoted_Commit_Id, so it is not known "+
 			"which control-plane commit it carries; render %s with kalypso_gitops_commit.promoted_commit_id set", g.From, short(res.Succeeded.SHA), g.From)
 	}
-	from := fmt.Sprintf("%s is at main@%s: %s", g.From, short(res.Head.Promoted), res.Summary())
+	if candidate != "" {
+		// The candidate must be a commit of the control-plane branch, on a first promotion too: a 40-hex
+		// Promoted_Commit_Id on the GitOps branch may name a commit of another repository, one that does not
+		// exist, or one never merged. Ancestor(c, c) holds exactly when c is on the branch.
+		if _, err := g.Ancestor(ctx, candidate, candidate); err != nil {
+			return Decision{}, fmt.Errorf("%w: %s's GitOps commit %s, the newest its clusters rolled out, carries Promoted_Commit_Id %s, "+
+				"which is not a commit of the control-plane branch; fix %s's promoted_commit_id (nothing is promoted until then): %w",
+				ErrNotPromotable, g.From, short(res.Succeeded.SHA), candidate, g.From, err)
+		}
+	}
+	from := g.where(res)
 	stay := func(why string) Decision {
 		if g.Current == "" {
 			return Decision{Hold: true, Reason: fmt.Sprintf("%s; %s has no promoted commit yet and stays empty%s", from, g.To, why)}
@@ -71,6 +86,16 @@ func (g Gate) Decide(ctx context.Context, res *Result) (Decision, error) {
 			Reason: fmt.Sprintf("%s; %s moves back main@%s → main@%s (allow_backwards is set)", from, g.To, short(g.Current), short(candidate))}, nil
 	}
 	return stay(fmt.Sprintf(", because main@%s is not ahead of it (set allow_backwards to roll %s back)", short(candidate), g.To)), nil
+}
+
+// where says which control-plane commit From's GitOps head carries, and what its clusters reported.
+func (g Gate) where(res *Result) string {
+	if res.Head.Promoted == "" {
+		// A head written without promoted_commit_id (or before From's first render with it) carries no
+		// main commit: say so instead of printing an empty commit.
+		return fmt.Sprintf("%s's GitOps head %s carries no promoted commit (no .github/tracking/Promoted_Commit_Id): %s", g.From, short(res.Head.SHA), res.Summary())
+	}
+	return fmt.Sprintf("%s is at main@%s: %s", g.From, short(res.Head.Promoted), res.Summary())
 }
 
 func short(sha string) string {
