@@ -268,12 +268,42 @@ func (r Resource) holdBack(ins *gitrepo.Inspection, files map[string][]byte, a A
 	return out, promoted, nil
 }
 
-// HoldBack is holdBack for the apply: it reads the branch again and narrows files to what the plan
-// admitted. The branch must hold what the plan read: the apply's tree check refuses anything else.
-func (r Resource) HoldBack(ctx context.Context, c *gitrepo.Client, files map[string][]byte, a Admission) (map[string][]byte, *string, error) {
+// PlannedWave is a wave as the plan's rollout_status shows it, for the apply.
+type PlannedWave struct {
+	ClusterTypes []string
+	// Current is true for the wave the plan's rollout stopped at.
+	Current bool
+}
+
+// HoldBack is the waves step's narrowing, for the apply: it reads the branch again and writes the wave the
+// plan wrote, the current one when it has pending files (a current wave without any waits for its
+// clusters). The branch must hold what the plan read: the apply's tree check refuses anything else.
+func (r Resource) HoldBack(ctx context.Context, c *gitrepo.Client, files map[string][]byte, waves []PlannedWave) (map[string][]byte, *string, error) {
 	ins, err := c.Inspect(ctx, branchInspection(r.RepoURL, r.Branch, r.Path, true))
 	if err != nil {
 		return nil, nil, gitError("Cannot read the Git repository", err)
+	}
+	pending := pendingFiles(files, ins, r)
+	a := Admission{ClusterTypes: map[string]bool{}}
+	for i, w := range waves {
+		if !w.Current {
+			continue
+		}
+		last := i == len(waves)-1
+		n := 0
+		for _, ct := range w.ClusterTypes {
+			n += pending[ct]
+		}
+		if last {
+			n += pending[""]
+		}
+		if n > 0 {
+			for _, ct := range w.ClusterTypes {
+				a.ClusterTypes[ct] = true
+			}
+			a.Outside = last
+		}
+		break
 	}
 	return r.holdBack(ins, files, a, func(ids []string) (map[string][]byte, error) { return c.ReadBlobs(r.RepoURL, ids) })
 }
