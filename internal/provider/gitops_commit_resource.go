@@ -260,6 +260,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
+			"change_windows":      changeWindowsSchema(),
+			"break_glass":         breakGlassSchema(),
 			"pull_request_number": schema.Int64Attribute{Computed: true, MarkdownDescription: "Pull request number in PR mode."},
 			"pull_request_url":    schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
 			"pull_request_state": schema.StringAttribute{
@@ -299,6 +301,7 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
 		settings.HeadBranch = known(prm.HeadBranch)
 	}
+	validateWindows(ctx, &cfg, &resp.Diagnostics)
 	for _, p := range delivery.CheckSettings(settings) {
 		resp.Diagnostics.AddAttributeError(attributePath(p.Attribute), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
@@ -401,6 +404,9 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
 		plan.changesFrom(state)
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+	}
+	if r.checkWindowAtPlan(ctx, &plan, req.Private, decision.CommitUnknown, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
 	}
 	if decision.PullRequestUnknown {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
@@ -549,6 +555,7 @@ func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRe
 }
 
 type privateSetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
@@ -699,6 +706,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
+		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -743,7 +751,14 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return false
 	}
+	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, diags)
+	if diags.HasError() {
+		return false
+	}
 	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
+	if breakGlass != nil {
+		req.Apply.Trailers = breakGlass.Trailers()
+	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
@@ -765,6 +780,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
+	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
 	r.data.RenderStore().DropStamp(stampKey(prior, &m, d, tree))
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
