@@ -146,6 +146,8 @@ type pending struct {
 	action   Action
 	old, new string // blob ids
 	content  []byte // desired content of a root file
+	// gitlink is true for a submodule entry the change deletes: old is a commit of another repository.
+	gitlink bool
 }
 
 // Compute returns the change set that turns what ins found into d. read is called once, for the old
@@ -214,13 +216,13 @@ func (p *Plan) pathChanges(deltas []gitrepo.Delta, dir string, desiredFiles int)
 			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionCreate, new: dl.New})
 		case dl.New == "":
 			deleted++
-			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash})
+			all = append(all, pending{path: dl.Path, action: ActionDelete, old: dl.Old.Hash, gitlink: dl.Old.Gitlink()})
 			if base := pathpkg.Base(dl.Path); base == OwnerMarker {
 				// Another resource's ownership record below this path: nothing desired has that name.
 				p.Markers = append(p.Markers, join(dir, pathpkg.Dir(dl.Path)))
 			}
 		default:
-			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New})
+			all = append(all, pending{path: dl.Path, rel: dl.Path, action: ActionUpdate, old: dl.Old.Hash, new: dl.New, gitlink: dl.Old.Gitlink()})
 		}
 	}
 	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
@@ -261,7 +263,7 @@ func rootChanges(ins *gitrepo.Inspection, d Desired) []pending {
 func diffs(listed []pending, ins *gitrepo.Inspection, d Desired, read BlobReader, limit int) (map[string]Change, error) {
 	var ids []string
 	for _, c := range listed {
-		if c.action != ActionCreate && c.old != "" {
+		if c.action != ActionCreate && c.old != "" && !c.gitlink {
 			ids = append(ids, c.old)
 		}
 	}
@@ -282,7 +284,10 @@ func diffs(listed []pending, ins *gitrepo.Inspection, d Desired, read BlobReader
 			}
 		}
 		before := string(old[c.old])
-		if c.old == "" { // a root file: its old content came with the inspection
+		switch {
+		case c.gitlink: // no content in this repository: say what Git says of it
+			before = gitrepo.GitlinkText(c.old)
+		case c.old == "": // a root file: its old content came with the inspection
 			before = string(ins.RootFiles[c.path])
 		}
 		switch c.action {

@@ -37,7 +37,7 @@ func TestValidateBranchName_AgreesWithGit(t *testing.T) {
 	t.Parallel()
 	git := gitBinary(t)
 	names := []string{
-		"main", "dev", "envs/dev", "feature/x-1", "kalypso/main", "release-1.2", "a_b", "ünïcode",
+		"main", "dev", "envs/dev", "feature/x-1", "kalypso/main", "release-1.2", "a_b",
 		"a b", "dev.lock", "envs/dev.lock", ".hidden", "envs/.hidden", "a..b", "a//b", "/a", "a/", "a.", "-a",
 		"a~b", "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b", "a@{b", "a\tb", "a\x7fb", "",
 	}
@@ -49,6 +49,20 @@ func TestValidateBranchName_AgreesWithGit(t *testing.T) {
 		}
 		if (err == nil) != gitOK {
 			t.Errorf("%q: ValidateBranchName error %v, git check-ref-format --branch accepts: %v", n, err, gitOK)
+		}
+	}
+	// Git accepts these; the provider refuses them (asciiOnly), and says where the character is.
+	for _, c := range []struct{ name, want string }{
+		{"dév", `contains the character U+00E9 at byte 1`},
+		{"de\u0301v", `contains the character U+0301 at byte 2`},
+		{"dev\u200b", `"dev\u200b" contains the character U+200B at byte 3`},
+		{"\u202emain", `contains the character U+202E at byte 0`},
+		{"ma\xffin", `contains the byte 0xff, which is not UTF-8, at byte 2`},
+		{"ünïcode", `U+00FC`},
+	} {
+		gitOK := exec.Command(git, "check-ref-format", "--branch", c.name).Run() == nil
+		if err := ValidateBranchName(c.name); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+q (git accepts it: %v): ValidateBranchName error %v, want it to contain %q", c.name, gitOK, err, c.want)
 		}
 	}
 	// `--branch` expands "@" to the current branch instead of checking it; `git branch @` refuses it.

@@ -106,6 +106,9 @@ func ReadManaged(ins *gitrepo.Inspection, known map[string]string, read BlobRead
 	files := make(map[string]string, len(ins.Managed))
 	var missing []string
 	for name, e := range ins.Managed {
+		if e.Gitlink() { // a submodule is no file: files never holds it, and the next plan deletes it
+			continue
+		}
 		if k, ok := known[name]; ok && gitrepo.BlobID([]byte(k)) == e.Hash {
 			files[name] = k
 			continue
@@ -120,7 +123,7 @@ func ReadManaged(ins *gitrepo.Inspection, known map[string]string, read BlobRead
 		return nil, err
 	}
 	for name, e := range ins.Managed {
-		if _, done := files[name]; !done {
+		if _, done := files[name]; !done && !e.Gitlink() {
 			files[name] = string(blobs[e.Hash])
 		}
 	}

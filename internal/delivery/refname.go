@@ -6,6 +6,7 @@ package delivery
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValidateBranchName applies git check-ref-format's rules to refs/heads/<name>, as `git check-ref-format
@@ -18,6 +19,9 @@ func ValidateBranchName(name string) error {
 		return fmt.Errorf("%q is not a valid branch name", name)
 	}
 	if err := refLike(name); err != nil {
+		return err
+	}
+	if err := asciiOnly(name); err != nil {
 		return err
 	}
 	if strings.HasPrefix(name, "-") {
@@ -66,6 +70,26 @@ func refLike(name string) error {
 		return fmt.Errorf("%q is a full ref name; give the branch name without refs/heads/, such as %q", name, strings.TrimPrefix(name, "refs/heads/"))
 	case strings.HasPrefix(name, "origin/") || strings.HasPrefix(name, "remotes/"):
 		return fmt.Errorf("%q names a remote-tracking branch; give the branch name as the repository has it, such as %q", name, name[strings.IndexByte(name, '/')+1:])
+	}
+	return nil
+}
+
+// asciiOnly refuses a byte outside ASCII. Git accepts them, but a branch name is typed into CI, Flux and
+// Argo CD: a zero-width space or a right-to-left mark is invisible in a plan and a review, and "dév" can
+// be spelled with one code point or two (NFC, NFD), so that two names that look alike are two branches.
+// The error shows the character as a code point, since it may not show at all.
+func asciiOnly(name string) error {
+	for i := 0; i < len(name); i++ {
+		if name[i] < utf8.RuneSelf {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		what := fmt.Sprintf("the character %U", r)
+		if r == utf8.RuneError {
+			what = fmt.Sprintf("the byte 0x%02x, which is not UTF-8,", name[i])
+		}
+		return fmt.Errorf("branch name %+q contains %s at byte %d: only ASCII letters, digits and punctuation are allowed "+
+			"(invisible and look-alike characters would make two branches that read alike)", name, what, i)
 	}
 	return nil
 }

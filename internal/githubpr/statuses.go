@@ -12,12 +12,15 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// Status is the latest commit status of one context.
+// Status is one commit status.
 type Status struct {
 	Context     string
 	State       string // pending, success, failure or error
 	Description string
 	UpdatedAt   time.Time
+	// Creator is the login of the account that posted it ("" when GitHub names none): a status context is
+	// free text anyone with write access to statuses can post, so who posted it is part of what it says.
+	Creator string
 }
 
 // ErrMalformed means GitHub answered with something that is not a commit status as documented.
@@ -26,36 +29,39 @@ var ErrMalformed = errors.New("malformed answer")
 // ErrTooMany means a commit holds more statuses than the caller allows.
 var ErrTooMany = errors.New("too many statuses")
 
-// CombinedStatuses returns the latest status of every context on ref (GitHub's combined status, all
-// pages). More than limit contexts is ErrTooMany, before the remaining pages are read: a context
-// pattern that matches every CI check, or a hostile server, must not make a plan read without end.
-func (s *Service) CombinedStatuses(ctx context.Context, owner, repo, ref string, limit int) ([]Status, error) {
+// ListStatuses returns every status of ref, newest first, with who posted it (GitHub's "list commit
+// statuses for a reference", all pages; the combined status names no creator). More than maxContexts
+// distinct contexts, or more than maxStatuses statuses, is ErrTooMany before the remaining pages are read:
+// a context pattern that matches every CI check, a flapping reporter or a hostile server must not make a
+// plan read without end.
+func (s *Service) ListStatuses(ctx context.Context, owner, repo, ref string, maxContexts, maxStatuses int) ([]Status, error) {
 	var out []Status
+	contexts := map[string]bool{}
 	opts := &github.ListOptions{PerPage: 100}
 	for {
-		combined, resp, err := s.gh.Repositories.GetCombinedStatus(ctx, owner, repo, ref, opts)
+		page, resp, err := s.gh.Repositories.ListStatuses(ctx, owner, repo, ref, opts)
 		if err != nil {
 			return nil, s.wrap(err, "read the commit statuses of %s/%s@%s", owner, repo, ref)
 		}
-		if combined == nil {
-			return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: no combined status", owner, repo, ref, ErrMalformed)
-		}
-		if n := combined.GetTotalCount(); n > limit {
-			return nil, fmt.Errorf("%s/%s@%s has %d status contexts, more than the limit of %d: %w", owner, repo, ref, n, limit, ErrTooMany)
-		}
-		for i, st := range combined.Statuses {
+		for i, st := range page {
 			if st == nil || st.GetContext() == "" || !validState(st.GetState()) {
-				return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: status %d has context %q and state %q (want a context and one of pending, success, failure, error)",
-					owner, repo, ref, ErrMalformed, i, s.scrub.String(st.GetContext()), s.scrub.String(st.GetState()))
+				return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: status %d of page %d has context %q and state %q (want a context and one of pending, success, failure, error)",
+					owner, repo, ref, ErrMalformed, i, max(opts.Page, 1), s.scrub.Limit(200).String(st.GetContext()), s.scrub.Limit(200).String(st.GetState()))
 			}
 			at := st.GetUpdatedAt().Time
 			if at.IsZero() {
 				at = st.GetCreatedAt().Time
 			}
-			out = append(out, Status{Context: s.scrub.String(st.GetContext()), State: st.GetState(), Description: s.scrub.String(st.GetDescription()), UpdatedAt: at})
+			status := Status{Context: s.scrub.String(st.GetContext()), State: st.GetState(), Description: s.scrub.String(st.GetDescription()),
+				UpdatedAt: at, Creator: s.scrub.String(st.GetCreator().GetLogin())}
+			contexts[status.Context] = true
+			out = append(out, status)
 		}
-		if len(out) > limit {
-			return nil, fmt.Errorf("%s/%s@%s has more than %d status contexts: %w", owner, repo, ref, limit, ErrTooMany)
+		if len(contexts) > maxContexts {
+			return nil, fmt.Errorf("%s/%s@%s has more than %d status contexts: %w", owner, repo, ref, maxContexts, ErrTooMany)
+		}
+		if len(out) > maxStatuses {
+			return nil, fmt.Errorf("%s/%s@%s has more than %d statuses: %w", owner, repo, ref, maxStatuses, ErrTooMany)
 		}
 		if resp == nil || resp.NextPage == 0 {
 			return out, nil

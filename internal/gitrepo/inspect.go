@@ -44,6 +44,14 @@ type Entry struct {
 	Mode filemode.FileMode
 }
 
+// Gitlink reports whether the entry is a submodule: Hash is then a commit of another repository, which
+// this one does not hold, so there is no content to read.
+func (e Entry) Gitlink() bool { return e.Mode == filemode.Submodule }
+
+// GitlinkText is what Git shows as the content of a submodule entry at commit (`git diff` prints
+// "Subproject commit <id>"): the plan's stand-in for the content of a gitlink it deletes.
+func GitlinkText(commit string) string { return "Subproject commit " + commit + "\n" }
+
 // Inspection is what a branch holds under a path, read from one commit.
 type Inspection struct {
 	// BranchExists is false when the branch does not exist; the other fields are then empty.

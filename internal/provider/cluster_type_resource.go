@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 	"github.com/kalypso/terraform-provider-kalypso/internal/resources"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -55,7 +56,7 @@ func (r *ClusterTypeResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"reconciler": schema.StringAttribute{
 				// No list of accepted names here: any kalypso_template of type reconciler is one, and only the
 				// render sees the templates; it reports a name that is none once, naming this cluster type.
-				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`: a built-in one (`arc-flux`, `argocd`) or " +
+				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`: a built-in one (" + render.BuiltinReconcilers() + ") or " +
 					"a `kalypso_template` of type `reconciler` rendered with this cluster type. Defaults to `" + model.DefaultReconciler + "`. " +
 					"A name that is neither is an error of the render that uses the cluster type, naming it and the reconciler templates there are.",
 				Optional: true, Computed: true,

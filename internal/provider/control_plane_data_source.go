@@ -119,7 +119,7 @@ func (d *ControlPlaneDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 					"branch": schema.StringAttribute{
 						Required:            true,
 						MarkdownDescription: "Branch to read, for example `main` or `dev`.",
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+						Validators:          []validator.String{validators.BranchName()},
 					},
 					"path": schema.StringAttribute{
 						Optional:            true,

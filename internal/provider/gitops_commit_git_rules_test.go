@@ -4,10 +4,17 @@
 package provider
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -81,4 +88,39 @@ func TestAccGitopsCommit_GitPathRules(t *testing.T) {
 	if got := gitopsRefs(t, repo); got != refs {
 		t.Errorf("a refused plan changed the repository:\n%s\nwant\n%s", got, refs)
 	}
+}
+
+// TestAccGitopsCommit_SubmoduleUnderPath: a submodule entry (a gitlink to a commit of another repository)
+// under path failed every plan with "reading blob …: object not found" since a delete's diff holds the
+// removed content. It plans as before: a delete whose diff is "Subproject commit <id>", then one commit
+// that removes it, and an empty re-plan.
+func TestAccGitopsCommit_SubmoduleUnderPath(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"drone/README.md": "drone"}
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)))
+	const foreign = "0123456789abcdef0123456789abcdef01234567"
+	gitserver.Git(t, "", []byte(fmt.Sprintf("commit refs/heads/main\ncommitter Other <o@example.com> 1700000000 +0000\ndata 4\nsub\nfrom %s\nM 160000 %s clusters/vendor/lib\n",
+		gitserver.Head(t, repo, "main"), foreign)), "--git-dir", repo, "fast-import", "--quiet")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "clusters", Files: files}.String(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes").AtMapKey("clusters/vendor/lib"), gitopsChange("delete", "^Subproject commit "+foreign+"\n$")),
+					plancheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("changes_summary"), knownvalue.StringExact("0 to create, 0 to update, 1 to delete")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 3),
+				gitopsRepoCheck(func() error {
+					if out := gitserver.Git(t, "", nil, "--git-dir", repo, "ls-tree", "-r", "main", "clusters/vendor"); strings.TrimSpace(out) != "" {
+						return fmt.Errorf("the gitlink is still on the branch: %q", out)
+					}
+					return nil
+				}),
+			},
+		}},
+	})
 }

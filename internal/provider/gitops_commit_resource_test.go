@@ -652,6 +652,10 @@ func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
 		{gitopsCfg{URL: "file://" + repo, Branch: "main", Files: map[string]string{"a/../../x": "a"}}, `(?s)Invalid file name`},
 		{gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "../outside", Files: map[string]string{"a": "a"}}, `(?s)Invalid path`},
 		{gitopsCfg{URL: "ftp://example.com/fleet.git", Branch: "main", Files: map[string]string{"a": "a"}}, `(?s)Invalid repository_url.*unsupported URL scheme`},
+		// Git accepts these branch names; a reviewer cannot see the zero-width space, and "dév" has two spellings.
+		{gitopsCfg{URL: "file://" + repo, Branch: "main\u200b", Files: map[string]string{"a": "a"}}, `(?s)Invalid branch.*U\+200B\s+at byte 4`},
+		{gitopsCfg{URL: "file://" + repo, Branch: "dév", Files: map[string]string{"a": "a"}, Extra: "  create_branch = true\n"}, `(?s)Invalid branch.*U\+00E9\s+at byte 1`},
+		{gitopsCfg{URL: "file://" + repo, Branch: "main", Files: map[string]string{"a": "a"}, Extra: "  pull_request = { head_branch = \"kalypso/d\u00e9v\" }\n"}, `(?s)Invalid head_branch.*U\+00E9`},
 		// SECURITY.md: credentials that a rewrite introduces are refused at plan time too, and never printed.
 		{gitopsCfg{Provider: `git_url_rewrites = { "https://example.com/" = "https://user:hunter2@example.com/" }`, URL: "https://example.com/org/fleet.git", Branch: "main", Files: map[string]string{"a": "a"}},
 			`(?s)after URL rewrite.*credentials embedded in the repository URL.*git_token`},
@@ -663,6 +667,9 @@ func TestAccGitopsCommit_InvalidConfig(t *testing.T) {
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 	if n := gitserver.CommitCount(t, repo, "main"); n != 1 {
 		t.Fatalf("invalid configuration wrote to the repository: %d commits", n)
+	}
+	if refs := gitserver.Git(t, "", nil, "--git-dir", repo, "for-each-ref", "--format=%(refname)"); strings.TrimSpace(refs) != "refs/heads/main" {
+		t.Fatalf("invalid configuration created a branch: %q", refs)
 	}
 }
 

@@ -82,6 +82,7 @@ type rolloutExpectedModel struct {
 type rolloutGitHubModel struct {
 	Repository      types.String   `tfsdk:"repository"`
 	ContextPatterns []types.String `tfsdk:"context_patterns"`
+	Creators        []types.String `tfsdk:"creators"`
 }
 
 type rolloutAzureModel struct {
@@ -109,7 +110,7 @@ var (
 		"expected": types.Int64Type, "succeeded": types.Int64Type, "progressing": types.Int64Type, "failed": types.Int64Type, "unknown": types.Int64Type,
 	}
 	rolloutClusterTypes = map[string]attr.Type{
-		"name": types.StringType, "cluster_type": types.StringType, "commit": types.StringType, "state": types.StringType,
+		"name": types.StringType, "id": types.StringType, "cluster_type": types.StringType, "commit": types.StringType, "state": types.StringType,
 		"message": types.StringType, "reported_at": types.StringType, "expected": types.BoolType,
 	}
 )
@@ -138,7 +139,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			},
 			"branch": schema.StringAttribute{
 				Required: true, MarkdownDescription: "The environment's GitOps branch, for example `dev`.",
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{validators.BranchName()},
 			},
 			"history": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: fmt.Sprintf("How many commits of the branch (first parents, newest first) to examine; one status request each. Defaults to %d.", rollout.DefaultHistory),
@@ -151,8 +152,10 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Attributes: map[string]schema.Attribute{
 					"clusters": schema.ListAttribute{
 						Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "Every cluster that must report, by the name the source gives it (the `cluster` group of a context pattern). Other clusters are listed but do not count.",
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+						MarkdownDescription: "Every cluster that must report, by the name the source gives it (the `cluster` group of a context pattern, an Azure cluster's name) " +
+							"or by its full identity (`clusters[*].id`: an Azure cluster's resource ID; `<cluster>@<account>` for commit statuses). " +
+							"Other clusters are listed but do not count. A name that two clusters share (`aks-dev` in two resource groups) is an error: list their identities.",
+						Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 					},
 					"min_clusters": schema.Int64Attribute{
 						Optional: true, MarkdownDescription: "How many distinct clusters must report, whatever their names.",
@@ -189,8 +192,16 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"context_patterns": schema.ListAttribute{
 						Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Regular expressions over the status context, each with a named group `cluster` and optionally `cluster_type` and `reconciler`. " +
-							"Contexts that match none (CI checks) are ignored. Defaults to Flux's `" + rollout.FluxContextPattern + "`.",
+							"A pattern must match the whole context. Contexts that match none (CI checks) are ignored. Defaults to Flux's `" + rollout.FluxContextPattern +
+							"` (the last segment is the first part of the cluster's Provider UID, so `kustomization/lint/ci` is not a cluster).",
 						Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+					},
+					"creators": schema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "The GitHub accounts (logins) whose statuses count, for example the account of the token the clusters' Flux Providers use. " +
+							"Statuses that other accounts post are ignored: anyone who may post a commit status can otherwise post a context shaped like a cluster's. " +
+							"Defaults to every account; a cluster reported by two accounts is then an error that names both.",
+						Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 					},
 				},
 			},
@@ -231,7 +242,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"to": schema.StringAttribute{Required: true, MarkdownDescription: "The next environment, for example `stage`.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 					"to_branch": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "Its GitOps branch in the same repository, whose `Promoted_Commit_Id` is its current commit. Defaults to `to`.",
-						Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+						Validators: []validator.String{validators.BranchName()},
 					},
 					"current_commit": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch` (for a first promotion, or a branch elsewhere).",
@@ -241,7 +252,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 						Required: true, MarkdownDescription: "The control-plane branch the promoted commits belong to, to check that a promotion moves forward.",
 						Attributes: map[string]schema.Attribute{
 							"repo":   schema.StringAttribute{Required: true, MarkdownDescription: "Control-plane repository URL.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-							"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`."},
+							"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`.", Validators: []validator.String{validators.BranchName()}},
 						},
 					},
 					"allow_backwards": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let the next environment move to an older commit (a rollback). Defaults to `false`."},
@@ -271,6 +282,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Computed: true, MarkdownDescription: "Every cluster that reported, and every expected one, by name.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name":         computed("Cluster name."),
+					"id":           computed("Its full identity: an Azure cluster's resource ID (lower case), or `<cluster>@<account that posted the statuses>`. Two clusters may share a name, never an identity."),
 					"cluster_type": computed("Cluster type, when the source knows it."),
 					"commit":       computed("The newest GitOps commit it reported about; empty when silent."),
 					"state":        computed("`succeeded`, `progressing`, `failed` or `unknown`."),
@@ -412,7 +424,11 @@ func (d *RolloutDataSource) githubSource(ctx context.Context, data *RolloutModel
 		diags.AddAttributeError(path.Root("github_statuses"), "Cannot create the GitHub client", err.Error()+". Fix the provider's github_base_url.")
 		return nil, diags
 	}
-	return &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}, diags
+	src := &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}
+	for _, c := range gh.Creators {
+		src.Creators = append(src.Creators, c.ValueString())
+	}
+	return src, diags
 }
 
 // azureSource is the Azure Resource Graph source of the configuration.
@@ -470,6 +486,12 @@ func rolloutError(err error, env string) diag.Diagnostics {
 		diags.AddAttributeError(at, "Cannot read the GitOps branch", err.Error()+". "+hint)
 	case errors.Is(err, rollout.ErrMalformedPromoted):
 		diags.AddAttributeError(path.Root("branch"), "Cannot read the GitOps branch", err.Error()+".")
+	case errors.Is(err, rollout.ErrAmbiguousCluster):
+		diags.AddAttributeError(path.Root("expected").AtName("clusters"), "Ambiguous expected cluster", err.Error()+
+			" (clusters[*].id shows them); nothing was written.")
+	case errors.Is(err, rollout.ErrSharedCluster):
+		diags.AddAttributeError(path.Root("github_statuses").AtName("creators"), "One cluster, two reporters", err.Error()+
+			". Set github_statuses.creators to the account the clusters post with, and find out who posts the other; nothing was written.")
 	case errors.Is(err, githubpr.ErrTooMany):
 		diags.AddAttributeError(path.Root("max_clusters"), "Too many statuses", err.Error()+
 			". Narrow github_statuses.context_patterns, or raise max_clusters for a fleet this large.")
@@ -512,7 +534,7 @@ func (m *RolloutModel) fill(res *rollout.Result) {
 			at = c.Time.UTC().Format(time.RFC3339)
 		}
 		clusters = append(clusters, types.ObjectValueMust(rolloutClusterTypes, map[string]attr.Value{
-			"name": types.StringValue(c.Name), "cluster_type": types.StringValue(c.ClusterType), "commit": types.StringValue(c.Commit),
+			"name": types.StringValue(c.Name), "id": types.StringValue(c.ID), "cluster_type": types.StringValue(c.ClusterType), "commit": types.StringValue(c.Commit),
 			"state": types.StringValue(string(c.State)), "message": types.StringValue(c.Message), "reported_at": types.StringValue(at),
 			"expected": types.BoolValue(c.Expected),
 		}))
@@ -556,6 +578,11 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 			return git.IsAncestor(ctx, cp.Repo.ValueString(), cpBranch, a, b)
 		}}
 	dec, err := gate.Decide(ctx, res)
+	if errors.Is(err, rollout.ErrNotPromotable) {
+		diags.AddAttributeError(at.AtName("control_plane"), "Cannot promote to "+gate.To, err.Error()+
+			". Check that promotion.control_plane names the repository and branch "+env+" was rendered from; nothing was written.")
+		return diags
+	}
 	if err != nil {
 		hint := ""
 		if gitrepo.Class(err) != nil {

@@ -274,6 +274,17 @@ func TestHostileInputCatalogue_Rollout_MockGitHubAPI(t *testing.T) {
 			gh.AddStatus("org/gitops", sha, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c})
 		}
 	}
+	// A dev branch that carries a commit of another repository (the GitOps repository's own g1) as its
+	// Promoted_Commit_Id, promoted for the first time into a stage branch with none; and a dev branch
+	// where a second account posts a status for one of the clusters.
+	foreign := gitserver.Commit(t, r.gitops, "dev-foreign", "foreign", map[string]string{".github/tracking/Promoted_Commit_Id": r.g1}, nil)
+	gitserver.Commit(t, r.gitops, "stage-new", "no promotion yet", map[string]string{"README.md": "stage"}, nil)
+	forged := gitserver.Commit(t, r.gitops, "dev-forged", "forged", map[string]string{".github/tracking/Promoted_Commit_Id": r.m2}, nil)
+	for _, c := range []string{"4f0c2a11", "9b3e7d20"} {
+		gh.AddStatus("org/gitops", foreign, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c})
+		gh.AddStatus("org/gitops", forged, mockgithub.Status{State: "failure", Context: "kustomization/dev/" + c})
+	}
+	gh.AddStatus("org/gitops", forged, mockgithub.Status{State: "success", Context: "kustomization/dev/9b3e7d20", Creator: "mallory"})
 	// 2,500 clusters report on g1 (only the cases that read two commits see them).
 	for i := range 2500 {
 		gh.AddStatus("org/gitops", r.g1, mockgithub.Status{State: "success", Context: fmt.Sprintf("kustomization/dev/c%04d", i)})
@@ -285,7 +296,7 @@ func TestHostileInputCatalogue_Rollout_MockGitHubAPI(t *testing.T) {
 		switch {
 		case strings.Contains(req.URL.Path, malformed):
 			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"state":"success","total_count":1,"statuses":[{"context":"kustomization/dev/x","state":"exploded"}]}`))
+			_, _ = w.Write([]byte(`[{"context":"kustomization/dev/x","state":"exploded"}]`))
 			return true
 		case strings.Contains(req.URL.Path, down):
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -316,12 +327,16 @@ func TestHostileInputCatalogue_Rollout_MockGitHubAPI(t *testing.T) {
 		{"status API unreachable", strings.Replace(cfg("dev", ""), gh.BaseURL(), "http://127.0.0.1:1/api/v3/", 1),
 			[]string{"Error: Cannot read the rollout of dev", "connection refused", "github_base_url"}},
 		{"context pattern without a cluster group", "", nil},
+		{"a first promotion to a commit of another repository", strings.Replace(cfg("dev-foreign", ""), `to            = "stage"`, `to            = "stage"`+"\n    to_branch = \"stage-new\"", 1),
+			[]string{"Error: Cannot promote to stage", "carries Promoted_Commit_Id " + r.g1, "which is not a commit of the\\s+control-plane branch", "is not\\s+main's head"}},
+		{"a cluster reported by two accounts", cfg("dev-forged", ""),
+			[]string{"Error: One cluster, two reporters", `cluster "9b3e7d20" is reported by\s+"mallory"`, `"flux"`, "github_statuses.creators"}},
 	}
 	// Cases whose configuration needs more than a branch.
 	cases[0].config = strings.Replace(cfg("dev", "history = 1"), `to            = "stage"`, fmt.Sprintf("to            = \"stage\"\n    current_commit = %q", r.g1), 1)
 	cases[0].patterns = []string{"Error: Cannot decide the promotion to stage", "commit\\s+" + r.g1 + "\\s+is not main's head", "nor one of its\\s+ancestors"}
 	cases[3].config = strings.Replace(promotionConfig(gh, r, "history = 2"), `clusters = ["4f0c2a11", "9b3e7d20"]`, `min_clusters = 2`, 1)
-	cases[3].patterns = []string{"Error: Too many statuses", "2500 status contexts,\\s+more than the limit of 2000", "raise max_clusters"}
+	cases[3].patterns = []string{"Error: Too many statuses", "has more than 2000 status\\s+contexts", "raise max_clusters"}
 	cases[7].config = strings.Replace(cfg("dev", ""), `github_statuses = {}`, `github_statuses = { context_patterns = ["^kustomization/(.+)$"] }`, 1)
 	cases[7].patterns = []string{"Error: Invalid context pattern", "no named group `cluster`"}
 	for _, tc := range cases {
@@ -671,4 +686,114 @@ func TestAccRollout_promotionWarnings_MockResourceGraphAPI(t *testing.T) {
 			t.Errorf("all succeeded: the plan warns %q: %s", summary, d)
 		}
 	}
+}
+
+// Gates that cannot lie, GitHub side: min_clusters = 3 while two real clusters reported. A CI check
+// named like a Flux context (kustomization/lint/ci) is no cluster; a cluster another account posts is
+// not counted once github_statuses.creators names the clusters' account, and expected.clusters can name
+// the clusters instead. Stage stays at m1 throughout.
+func TestAccRollout_onlyClustersCount_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newPromotionRepos(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	for _, c := range []string{"4f0c2a11", "9b3e7d20"} {
+		gh.AddStatus("org/gitops", r.g2, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c, Description: "reconciliation succeeded"})
+	}
+	gh.AddStatus("org/gitops", r.g2, mockgithub.Status{State: "success", Context: "kustomization/lint/ci", Creator: "github-actions[bot]"})
+	gh.AddStatus("org/gitops", r.g2, mockgithub.Status{State: "success", Context: "kustomization/dev/deadbeef", Creator: "mallory"})
+	minimum := strings.Replace(promotionConfig(gh, r, ""), `clusters = ["4f0c2a11", "9b3e7d20"]`, `min_clusters = 3`, 1)
+	ids := func(want ...string) statecheck.StateCheck {
+		var checks []knownvalue.Check
+		for _, id := range want {
+			checks = append(checks, knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(id)}))
+		}
+		return statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("clusters"), knownvalue.ListExact(checks))
+	}
+	stays := "; stage stays at main@" + r.m1[:7] + "$"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// Only the clusters' account counts: 2 of 3.
+				Config: strings.Replace(minimum, "github_statuses = {}", `github_statuses = { creators = ["flux"] }`, 1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					rolloutState("progressing", false, r.m1, `: 2/2 clusters succeeded \(2 clusters reported, 3 expected\)`+stays)[0],
+					rolloutState("progressing", false, r.m1, `: 2/2 clusters succeeded \(2 clusters reported, 3 expected\)`+stays)[3],
+					ids("4f0c2a11@flux", "9b3e7d20@flux"),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionCreate)}},
+			},
+			{
+				// The clusters named: the third never reported, whatever else posted.
+				Config: strings.Replace(minimum, `min_clusters = 3`, `clusters = ["4f0c2a11", "9b3e7d20", "1c2d3e4f"]`, 1),
+				ConfigStateChecks: append(rolloutState("progressing", false, r.m1, `: 2/3 clusters succeeded, 1 not reporting \(no report from 1c2d3e4f\)`+stays),
+					ids("1c2d3e4f", "4f0c2a11@flux", "9b3e7d20@flux", "deadbeef@mallory")),
+			},
+		},
+	})
+}
+
+// Gates that cannot lie, Azure side, against the Resource Graph mock: two clusters named aks-dev in two
+// resource groups stay two, so the Non-Compliant one fails the read with fail_on_failure; expected.clusters
+// cannot name them by the name they share; and a success without a valid statusUpdatedAt is not soaked.
+func TestAccRollout_azureClusterIdentityAndSoak_MockResourceGraphAPI(t *testing.T) {
+	t.Parallel()
+	r := newPromotionRepos(t)
+	s := mockresourcegraph.Start(t, nil)
+	at := time.Now().Add(-time.Hour)
+	row := func(group, state string) map[string]any {
+		c := mockresourcegraph.FluxConfiguration("aks-dev", "dev", state, "dev@sha1:"+r.g2, at)
+		c["id"] = strings.Replace(c["id"].(string), "/resourceGroups/fleet/", "/resourceGroups/"+group+"/", 1)
+		return c
+	}
+	idA := "/subscriptions/0000/resourcegroups/rg-a/providers/microsoft.kubernetes/connectedclusters/aks-dev"
+	idB := "/subscriptions/0000/resourcegroups/rg-b/providers/microsoft.kubernetes/connectedclusters/aks-dev"
+	cfg := func(expected string) string {
+		return fmt.Sprintf(`
+data "kalypso_rollout" "dev" {
+  repository_url  = %q
+  branch          = "dev"
+  expected        = %s
+  soak_time       = "30m"
+  fail_on_failure = true
+  azure_resource_graph = {
+    endpoint       = %q
+    subscriptions  = ["0000"]
+    repository_url = "https://github.com/org/gitops"
+  }
+}
+`, "file://"+filepath.ToSlash(r.gitops), expected, s.URL)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rolloutAzureFactories(s),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { s.SetRows([]map[string]any{row("rg-a", "Compliant"), row("rg-b", "Non-Compliant")}) },
+				Config:    cfg("{ min_clusters = 2 }"), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Rollout failed.*1/2 clusters succeeded, 1 failed\s+\(` + idB + `:\s+dev:\s+Non-Compliant\)`),
+			},
+			{
+				Config: cfg(`{ clusters = ["aks-dev"] }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Ambiguous expected cluster.*expected cluster "aks-dev" names 2 clusters.*` + idA + `,\s+` + idB),
+			},
+			{
+				// Both Compliant, rg-b's without a time: rg-b is not soaked, so dev is progressing.
+				PreConfig: func() {
+					undated := row("rg-b", "Compliant")
+					undated["statusUpdatedAt"] = "not a time"
+					s.SetRows([]map[string]any{row("rg-a", "Compliant"), undated})
+				},
+				Config: cfg(fmt.Sprintf(`{ clusters = [%q, %q] }`, idA, strings.ToUpper(idB))),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("state"), knownvalue.StringExact("progressing")),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("succeeded_commit"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("data.kalypso_rollout.dev", tfjsonpath.New("clusters"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(idA), "state": knownvalue.StringExact("succeeded")}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(idB), "state": knownvalue.StringExact("progressing"),
+							"message": knownvalue.StringExact("succeeded, but the report carries no valid time, so the soak of 30m0s cannot start")}),
+					})),
+				},
+			},
+		},
+	})
 }

@@ -61,9 +61,9 @@ func (e *Engine) newAssignmentJob(environment string, set *model.Set, targets []
 	for _, t := range targets {
 		targetByName[t.Name] = t
 	}
-	templates := make(map[string]*model.Template, len(builtinTemplates)+len(set.Templates))
-	for n, t := range builtinTemplates {
-		templates[n] = t
+	templates := make(map[string]*model.Template, len(builtins.ordered)+len(set.Templates))
+	for _, b := range builtins.ordered {
+		templates[b.template.Metadata.Name] = b.template
 	}
 	for _, t := range set.Templates {
 		templates[t.Metadata.Name] = t
@@ -567,7 +567,7 @@ func (j *assignmentJob) countOutput(content, folder, file string) bool {
 // shapes are the outputs' templating.Shapes: texts of one Shape parse alike, so a valid verdict is
 // shared by them without reading the text (yamlChecker.invalid would mask the same names and hash it).
 func (s *assignmentRender) checkYAML(use templateUse, tmpl *model.Template, file string, out []string, shapes []templating.Shape) {
-	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
+	if !strings.HasSuffix(file, ".yaml") || builtins.is(use.name, tmpl) {
 		return
 	}
 	for i, m := range out {

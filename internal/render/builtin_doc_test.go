@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
 )
 
@@ -21,13 +22,19 @@ import (
 
 const templateDocsDir = "../../examples/guides/templates"
 
-// builtinDocFleet is the guide's example: hello-world-app's functional-test target in dev, placed on
-// cluster type "large" (arc-flux) and "small" (argocd), with two platform config values.
-var builtinDocFleet = []string{
-	clusterTypeDoc("large", map[string]string{"region": "west-us", "size": "large"}, "arc-flux", "default", "configmap"),
-	clusterTypeDoc("small", map[string]string{"region": "west-us", "size": "small"}, "argocd", "default", "configmap"),
-	apiV + "kind: WorkloadRegistration\nmetadata:\n  name: hello-world-app\nspec:\n  workload:\n    repo: https://github.com/microsoft/kalypso-app-src\n    branch: main\n    path: workload/\n  workspace: kaizen-app-team\n",
-	apiV + `kind: Workload
+// builtinDocFleet is the guide's example: hello-world-app's functional-test target in dev, placed on one
+// cluster type per built-in reconciler (its docClusterType: "large" for arc-flux, "small" for argocd, ...),
+// with two platform config values.
+func builtinDocFleet() []string {
+	var docs []string
+	for _, b := range builtins.ordered {
+		if b.reconciler != nil {
+			docs = append(docs, clusterTypeDoc(b.docClusterType, map[string]string{"region": "west-us", "size": b.docClusterType}, b.template.Metadata.Name, "default", "configmap"))
+		}
+	}
+	return append(docs,
+		apiV+"kind: WorkloadRegistration\nmetadata:\n  name: hello-world-app\nspec:\n  workload:\n    repo: https://github.com/microsoft/kalypso-app-src\n    branch: main\n    path: workload/\n  workspace: kaizen-app-team\n",
+		apiV+`kind: Workload
 metadata:
   name: hello-world-app
   labels:
@@ -43,24 +50,37 @@ spec:
         branch: dev
         path: ./functional-test
 `,
-	policyDoc("functional-test-policy", "kaizen-app-team", "{matchLabels: {purpose: functional-test}}", "{matchLabels: {region: west-us}}"),
-	configMapDoc("west-us-config", map[string]string{"platform-config": "true", "region": "west-us"},
-		map[string]string{"REGION": "West US", "DATABASE_URL": "mysql://west:8806/mysql2"}),
+		policyDoc("functional-test-policy", "kaizen-app-team", "{matchLabels: {purpose: functional-test}}", "{matchLabels: {region: west-us}}"),
+		configMapDoc("west-us-config", map[string]string{"platform-config": "true", "region": "west-us"},
+			map[string]string{"REGION": "West US", "DATABASE_URL": "mysql://west:8806/mysql2"}),
+	)
 }
 
-// builtinDocFiles maps each example file to what it must hold.
+// builtinDocFiles maps each example file to what it must hold: each built-in template's source and what
+// it renders (a reconciler on its own cluster type, the namespace and config templates on the first).
 func builtinDocFiles(t *testing.T) map[string]string {
 	t.Helper()
-	res, _ := mustRender(t, "dev", Options{}, builtinDocFleet...)
-	files := map[string]string{
-		"arc-flux.rendered.yaml":  res.Files["large/hello-world-app-functional-test/reconciler.yaml"],
-		"argocd.rendered.yaml":    res.Files["small/hello-world-app-functional-test/reconciler.yaml"],
-		"default.rendered.yaml":   res.Files["large/hello-world-app-functional-test/namespace.yaml"],
-		"configmap.rendered.yaml": res.Files["large/hello-world-app-functional-test/platform-config.yaml"],
-		"example-model.yaml":      strings.Join(builtinDocFleet, "---\n"),
+	fleet := builtinDocFleet()
+	res, _ := mustRender(t, "dev", Options{}, fleet...)
+	files := map[string]string{"example-model.yaml": strings.Join(fleet, "---\n")}
+	first := ""
+	for _, b := range builtins.ordered {
+		if b.reconciler != nil && first == "" {
+			first = b.docClusterType
+		}
 	}
-	for _, name := range BuiltinTemplateNames() {
-		files[name+".tmpl"] = strings.Join(builtinTemplates[name].Spec.Manifests, "---\n")
+	const folder = "/hello-world-app-functional-test/"
+	for _, b := range builtins.ordered {
+		name := b.template.Metadata.Name
+		files[name+".tmpl"] = strings.Join(b.template.Spec.Manifests, "---\n")
+		switch b.template.Spec.Type {
+		case model.TemplateTypeReconciler:
+			files[name+".rendered.yaml"] = res.Files[b.docClusterType+folder+model.ReconcilerFile]
+		case model.TemplateTypeNamespace:
+			files[name+".rendered.yaml"] = res.Files[first+folder+model.NamespaceFile]
+		case model.TemplateTypeConfig:
+			files[name+".rendered.yaml"] = res.Files[first+folder+model.PlatformConfigFile+".yaml"]
+		}
 	}
 	for name, content := range files {
 		if content == "" {

@@ -6,7 +6,6 @@ package render
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -33,9 +32,6 @@ const (
 	SummaryInvalidConfigKey   = "Invalid platform config key"
 )
 
-// fluxGitURL is the pattern of Flux's GitRepository.spec.url (source.toolkit.fluxcd.io/v1 CRD).
-var fluxGitURL = regexp.MustCompile(`^(http|https|ssh)://.*$`)
-
 // checkEnvironment refuses an environment that cannot start a namespace name.
 func checkEnvironment(environment string) model.Diagnostics {
 	msgs := validation.IsDNS1123Label(environment)
@@ -48,56 +44,59 @@ func checkEnvironment(environment string) model.Diagnostics {
 }
 
 // deployability checks what the assignment's templates will write. It returns nothing for values that
-// no template of the assignment writes into a validated field.
+// no template of the assignment writes into a validated field. What each built-in template writes, and
+// which of its values the cluster refuses, is its entry in the registry (builtins).
 func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *model.ClusterType, config map[string]interface{}) []assignmentDiag {
 	var ds []assignmentDiag
 	src := j.set.Source(model.KindClusterType, ct.Metadata.Name)
-	builtin := func(use string) bool {
-		tmpl, ok := j.templates[use]
-		return ok && tmpl == builtinTemplates[use]
-	}
 	add := func(sev model.Severity, summary, field, detail string) {
 		// mergeAssignmentDiags names the deployment target and cluster type.
 		ds = append(ds, assignmentDiag{target: t.Name, clusterType: ct.Metadata.Name, diag: model.Diagnostic{Severity: sev, Summary: summary, Source: src, Kind: model.KindClusterType, Name: ct.Metadata.Name, Field: field,
 			Detail: detail}})
 	}
-	severity := func(isBuiltin bool) model.Severity {
-		if isBuiltin {
-			return model.SeverityError
-		}
-		return model.SeverityWarning
-	}
-	reconciler, nsTemplate, configType := ct.Spec.Reconciler, ct.Spec.NamespaceService, ct.Spec.ConfigType
+	configType := ct.Spec.ConfigType
 	if configType == "" {
 		configType = model.DefaultConfigType
 	}
+	// The templates the cluster type uses, in the order their checks report; each is the built-in one
+	// or nil when the input defines the name.
+	type slot struct {
+		field   string
+		builtin *builtin
+	}
+	builtinOf := func(use string) *builtin {
+		if tmpl, ok := j.templates[use]; ok && builtins.is(use, tmpl) {
+			return builtins.byName[use]
+		}
+		return nil
+	}
+	reconciler := slot{"spec.reconciler", builtinOf(ct.Spec.Reconciler)}
+	namespace := slot{"spec.namespaceService", builtinOf(ct.Spec.NamespaceService)}
+	configSlot := slot{"spec.configType", builtinOf(configType)}
 
 	if msgs := dns1123LabelErrors(a.Namespace); len(msgs) > 0 {
-		writer, field := "", "spec.namespaceService"
-		switch {
-		case builtin(nsTemplate):
-			writer = fmt.Sprintf("the built-in %q template writes it as the Namespace's name", nsTemplate)
-		case builtin(reconciler):
-			writer, field = fmt.Sprintf("the built-in %q template writes it as the target namespace", reconciler), "spec.reconciler"
-		default:
-			writer = "templates get it as .Namespace"
+		sev, writer, field := model.SeverityWarning, "templates get it as .Namespace", "spec.namespaceService"
+		for _, s := range []slot{namespace, reconciler} {
+			if s.builtin != nil && s.builtin.writesNamespace != "" {
+				sev, field = model.SeverityError, s.field
+				writer = fmt.Sprintf("the built-in %q template writes it %s", s.builtin.template.Metadata.Name, s.builtin.writesNamespace)
+				break
+			}
 		}
-		add(severity(builtin(nsTemplate) || builtin(reconciler)), SummaryInvalidNamespace, field,
+		add(sev, SummaryInvalidNamespace, field,
 			fmt.Sprintf("the namespace %q (<environment>-<clusterType>-<deploymentTarget>) is not a valid Kubernetes namespace (%s), and %s. "+
 				"Shorten or rename the environment, the cluster type or the deployment target (lower-case letters, digits and '-', at most 63 characters in all)",
 				a.Namespace, strings.Join(msgs, "; "), writer))
 	}
 
-	labels := map[string]string{}
-	if builtin(reconciler) {
-		labels["scheduler.kalypso.io/workload"] = t.Workload
-		labels["scheduler.kalypso.io/deployment-target"] = t.Name
-	}
-	if builtin(nsTemplate) {
-		labels["environment"] = j.environment
-		labels["workspace"] = t.Workspace
-		labels["workload"] = t.Workload
-		labels["deploymentTarget"] = t.Name
+	type label struct{ value, field string }
+	labels := map[string]label{}
+	for _, s := range []slot{reconciler, namespace} {
+		if s.builtin != nil && s.builtin.labels != nil {
+			for k, v := range s.builtin.labels(j.environment, t) {
+				labels[k] = label{v, s.field}
+			}
+		}
 	}
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
@@ -105,36 +104,16 @@ func (j *assignmentJob) deployability(a *Assignment, t *DeploymentTarget, ct *mo
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if msgs := validation.IsValidLabelValue(labels[k]); len(msgs) > 0 {
-			field := "spec.reconciler"
-			if !strings.HasPrefix(k, "scheduler.kalypso.io/") {
-				field = "spec.namespaceService"
-			}
-			add(model.SeverityError, SummaryInvalidLabelValue, field,
-				fmt.Sprintf("the built-in template writes label %s: %q, which Kubernetes refuses (%s); shorten the name or use an input template", k, labels[k], strings.Join(msgs, "; ")))
+		if msgs := validation.IsValidLabelValue(labels[k].value); len(msgs) > 0 {
+			add(model.SeverityError, SummaryInvalidLabelValue, labels[k].field,
+				fmt.Sprintf("the built-in template writes label %s: %q, which Kubernetes refuses (%s); shorten the name or use an input template", k, labels[k].value, strings.Join(msgs, "; ")))
 		}
 	}
 
-	if reconciler == "arc-flux" && builtin(reconciler) {
-		repo := t.Manifests["repo"]
-		if !fluxGitURL.MatchString(repo) {
-			add(model.SeverityError, SummaryInvalidRepoURL, "spec.reconciler",
-				fmt.Sprintf("the built-in \"arc-flux\" template copies manifests.repo %q into a Flux GitRepository's spec.url, which Flux accepts only as http://, https:// or ssh:// "+
-					"(scp-style user@host:path and file:// are refused); write the Workload's repo as for example ssh://git@github.com/org/repo or https://github.com/org/repo", repo))
-		}
-	}
-
-	if configType == "configmap" && builtin(configType) {
-		keys := make([]string, 0, len(config))
-		for k := range config {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if msgs := validation.IsConfigMapKey(k); len(msgs) > 0 {
-				add(model.SeverityError, SummaryInvalidConfigKey, "spec.configType",
-					fmt.Sprintf("the built-in \"configmap\" template writes platform config key %q as a ConfigMap data key, which Kubernetes refuses (%s); rename the key in the platform ConfigMaps",
-						k, strings.Join(msgs, "; ")))
+	for _, s := range []slot{reconciler, configSlot} {
+		if s.builtin != nil && s.builtin.check != nil {
+			for _, issue := range s.builtin.check(t, config) {
+				add(model.SeverityError, issue.summary, issue.field, issue.detail)
 			}
 		}
 	}
@@ -161,26 +140,6 @@ const (
 	SummaryUnservedAPIVersion   = "API version not served by current reconcilers"
 	SummaryConfigMapValueString = "ConfigMap data value is not a string"
 )
-
-// groupKind is a Kubernetes API group and kind.
-type groupKind struct{ group, kind string }
-
-// servedVersions lists, for each kind of Flux and Argo CD that Kalypso templates write, the apiVersions
-// that the current CRDs serve (the copies under testdata/crds; TestServedVersionsMatchTheCRDs keeps this
-// table in step with them). A document of such a kind with another apiVersion is refused by the cluster.
-var servedVersions = map[groupKind][]string{
-	{"source.toolkit.fluxcd.io", "GitRepository"}:    {"v1"},
-	{"kustomize.toolkit.fluxcd.io", "Kustomization"}: {"v1"},
-	{"argoproj.io", "Application"}:                   {"v1alpha1"},
-}
-
-// reconcilerOf names the project that serves a group, for the warning's text.
-func reconcilerOf(group string) string {
-	if strings.HasSuffix(group, ".fluxcd.io") {
-		return "Flux"
-	}
-	return "Argo CD"
-}
 
 // docHeader is the top-level apiVersion and kind of one document, and the document's text.
 type docHeader struct {
@@ -261,28 +220,28 @@ func unserved(h docHeader) bool {
 	if !ok {
 		return false
 	}
-	served, known := servedVersions[groupKind{group, h.kind}]
-	return known && !slices.Contains(served, version)
+	served, known := builtins.served[groupKind{group, h.kind}]
+	return known && !slices.Contains(served.versions, version)
 }
 
-// unservedAPIVersion returns the warning text for a document of a Flux or Argo CD kind whose apiVersion
-// the current CRDs do not serve, or "".
+// unservedAPIVersion returns the warning text for a document of a kind that a built-in reconciler writes
+// (builtins.served) whose apiVersion the current CRDs do not serve, or "".
 func unservedAPIVersion(h docHeader) string {
 	group, version, ok := strings.Cut(h.apiVersion, "/")
 	if !ok {
 		return ""
 	}
-	served, known := servedVersions[groupKind{group, h.kind}]
-	if !known || slices.Contains(served, version) {
+	served, known := builtins.served[groupKind{group, h.kind}]
+	if !known || slices.Contains(served.versions, version) {
 		return ""
 	}
-	want := make([]string, len(served))
-	for i, v := range served {
+	want := make([]string, len(served.versions))
+	for i, v := range served.versions {
 		want[i] = group + "/" + v
 	}
 	return fmt.Sprintf("renders a %s of apiVersion %s, which current %s no longer serves (its CustomResourceDefinition serves only %s), so the cluster will refuse it. "+
 		"The file is written as rendered, as upstream Kalypso does; change the template's apiVersion to %s and check its fields against that version",
-		h.kind, h.apiVersion, reconcilerOf(group), strings.Join(want, ", "), want[len(want)-1])
+		h.kind, h.apiVersion, served.project, strings.Join(want, ", "), want[len(want)-1])
 }
 
 // nonStringData is one key of a ConfigMap's `data` whose value is not a string, and what it is instead.
@@ -482,16 +441,16 @@ func nonStringValue(n *yamlv3.Node) string {
 }
 
 // checkDocuments warns about the documents of an assignment's file that a current cluster refuses:
-// a Flux or Argo CD object of an apiVersion that is no longer served (about the Template), and a
+// an object of a built-in reconciler's kind (Flux, Argo CD, ...) of an apiVersion that is no longer served (about the Template), and a
 // ConfigMap whose data holds a value that is not a string (about the platform ConfigMap that holds the
 // value, or the Template when none does). One warning per template manifest and object, naming the
 // first file and counting the others (mergeYAMLIssues).
 //
 // The built-in templates are left out: they write only served apiVersions and quote every ConfigMap
 // value (TestBuiltinTemplatesRenderDocumentsTheReconcilersAccept). So is any manifest that names no
-// Flux or Argo CD group and no ConfigMap, which a substring search finds faster than reading its lines.
+// group of a built-in reconciler and no ConfigMap, which a substring search finds faster than reading its lines.
 func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template, file string, out []string, shapes []templating.Shape) {
-	if !strings.HasSuffix(file, ".yaml") || tmpl == builtinTemplates[use.name] {
+	if !strings.HasSuffix(file, ".yaml") || builtins.is(use.name, tmpl) {
 		return
 	}
 	for i, m := range out {
@@ -522,8 +481,8 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 	}
 }
 
-// documentsToCheck reports whether a manifest names a Flux or Argo CD group or a ConfigMap: one that
-// does not has no document checkDocuments reports.
+// documentsToCheck reports whether a manifest names a group of a built-in reconciler or a ConfigMap: one
+// that does not has no document checkDocuments reports.
 func documentsToCheck(m string) bool {
 	return mentionsReconcilerGroup(m) || strings.Contains(m, "ConfigMap")
 }
@@ -636,7 +595,7 @@ func (j *assignmentJob) makeDocPlan(m string, holes [][2]int) *docPlan {
 	}
 	p := &docPlan{}
 	if !documentsToCheck(m) {
-		// No header names a Flux or Argo CD group or a ConfigMap, and no spliced name is in a header:
+		// No header names a built-in reconciler's group or a ConfigMap, and no spliced name is in a header:
 		// no text of the shape has a document to report.
 		return p
 	}
@@ -655,9 +614,9 @@ func (j *assignmentJob) makeDocPlan(m string, holes [][2]int) *docPlan {
 	return p
 }
 
-// mentionsReconcilerGroup is strings.Contains(text, "fluxcd.io/") || strings.Contains(text,
-// "argoproj.io/") in one scan, for the few '/' of a manifest: searching for each string looked at every
-// 'f' and every 'a' of the text.
+// mentionsReconcilerGroup reports whether text names one of the API groups of builtins.served followed
+// by '/', as every apiVersion of those groups does. It looks only at the few '/' of a manifest:
+// searching for each group looked at every 'f' and every 'a' of the text.
 func mentionsReconcilerGroup(text string) bool {
 	for from := 0; ; {
 		i := strings.IndexByte(text[from:], '/')
@@ -665,8 +624,10 @@ func mentionsReconcilerGroup(text string) bool {
 			return false
 		}
 		at := from + i
-		if strings.HasSuffix(text[:at], "fluxcd.io") || strings.HasSuffix(text[:at], "argoproj.io") {
-			return true
+		for _, g := range builtins.groups {
+			if strings.HasSuffix(text[:at], g) {
+				return true
+			}
 		}
 		from = at + 1
 	}

@@ -143,21 +143,52 @@ func TestRenderWarnsAboutFluxAPIVersionsNoLongerServed(t *testing.T) {
 	}
 }
 
-// servedVersions is the table the render checks against; it must be what testdata/crds serves.
+// The kinds the built-in reconcilers write (builtins.served) are what testdata/crds serves: every kind
+// of a registered reconciler's API group that a CRD there serves is in the table, with the versions the
+// CRD serves, and every kind of the table has a CRD there. A reconciler added to the registry without
+// its CRD, or with versions its CRD does not serve, fails here.
 func TestServedVersionsMatchTheCRDs(t *testing.T) {
 	t.Parallel()
 	fromCRDs := map[groupKind][]string{}
 	for _, gvk := range crdschema.Default(t).Kinds() {
-		gk := groupKind{gvk.Group, gvk.Kind}
-		if _, checked := servedVersions[gk]; checked || strings.HasSuffix(gvk.Group, ".fluxcd.io") || gvk.Group == "argoproj.io" {
+		if slices.Contains(builtins.groups, gvk.Group) {
+			gk := groupKind{gvk.Group, gvk.Kind}
 			fromCRDs[gk] = append(fromCRDs[gk], gvk.Version)
 		}
+	}
+	table := map[groupKind][]string{}
+	for gk, served := range builtins.served {
+		table[gk] = slices.Sorted(slices.Values(served.versions))
 	}
 	for gk := range fromCRDs {
 		slices.Sort(fromCRDs[gk])
 	}
-	if !reflect.DeepEqual(fromCRDs, servedVersions) {
-		t.Errorf("servedVersions = %v, testdata/crds serve %v", servedVersions, fromCRDs)
+	if len(table) == 0 || !reflect.DeepEqual(fromCRDs, table) {
+		t.Errorf("the built-in reconcilers write %v, testdata/crds serve %v", table, fromCRDs)
+	}
+}
+
+// Every kind a built-in reconciler writes gets the apiVersion warning when an input template writes it
+// with a version its CRD does not serve, naming the reconciler's project: the pre-filter of
+// checkDocuments (mentionsReconcilerGroup) lets each through.
+func TestRenderWarnsAboutEveryReconcilerKindNoLongerServed(t *testing.T) {
+	t.Parallel()
+	for _, b := range builtins.ordered {
+		if b.reconciler == nil {
+			continue
+		}
+		for _, k := range b.reconciler.kinds {
+			apiVersion := k.group + "/v0old"
+			docs := deployableDocs(map[string]string{"REGION": "West US"},
+				templateDoc("flux", "reconciler", "", "apiVersion: "+apiVersion+"\nkind: "+k.kind+"\nmetadata:\n  name: \"{{ .DeploymentTargetName }}\"\n"),
+				templateDoc("configmap", "config", "yaml", upstreamConfigMapTemplate),
+			)
+			_, diags := mustRender(t, "dev", Options{}, docs...)
+			want := "renders a " + k.kind + " of apiVersion " + apiVersion + ", which current " + b.reconciler.name + " no longer serves (its CustomResourceDefinition serves only " + k.group + "/"
+			if len(diags) != 1 || diags[0].Summary != SummaryUnservedAPIVersion || !strings.Contains(diags[0].Detail, want) {
+				t.Errorf("%s/%s of %s: want one warning containing %q, got %v", k.group, k.kind, b.template.Metadata.Name, want, diags)
+			}
+		}
 	}
 }
 

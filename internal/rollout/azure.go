@@ -171,7 +171,10 @@ func fluxConfigurationReport(row any, commits []string) (Report, error) {
 	if i <= 0 || name == "" {
 		return Report{}, fmt.Errorf("%w: id %q and name %q do not name a Flux configuration of a cluster", ErrMalformedAnswer, id, name)
 	}
-	r := Report{Cluster: path.Base(id[:i]), Reconciler: name, Commit: syncedCommit(str("commit"), commits)}
+	// The cluster is the resource the configuration extends, identified by its resource ID (Azure's IDs
+	// are case-insensitive): two clusters named aks-dev in two resource groups are two clusters.
+	r := Report{Cluster: path.Base(id[:i]), ClusterID: strings.ToLower(id[:i]), Reconciler: name, Commit: syncedCommit(str("commit"), commits)}
+	// A time that does not parse stays zero, which no soak_time accepts.
 	if t, err := time.Parse(time.RFC3339Nano, str("statusUpdatedAt")); err == nil {
 		r.Time = t
 	}

@@ -21,10 +21,10 @@ func TestGitHubStatuses_FluxContextsOverPages_MockGitHubAPI(t *testing.T) {
 	gh := mockgithub.Start(t, "tok")
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := range 150 {
-		gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "success", Context: fmt.Sprintf("kustomization/drone/c%03d", i), Description: "reconciliation succeeded", UpdatedAt: at})
+		gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "success", Context: fmt.Sprintf("kustomization/drone/%08x", i), Description: "reconciliation succeeded", UpdatedAt: at})
 	}
 	gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "failure", Context: "ci/lint", UpdatedAt: at})
-	gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "failure", Context: "kustomization/drone/c007", Description: "health check failed", UpdatedAt: at.Add(time.Minute)})
+	gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "failure", Context: "kustomization/drone/00000007", Description: "health check failed", UpdatedAt: at.Add(time.Minute)})
 	svc, err := githubpr.New(nil, gh.BaseURL(), "tok", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -38,14 +38,14 @@ func TestGitHubStatuses_FluxContextsOverPages_MockGitHubAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(reports) != 150 || gh.CallCount("GET /api/v3/repos/org/gitops/commits/g1/status") != 2 {
-		t.Fatalf("%d reports over %d requests; want 150 over 2 pages", len(reports), gh.CallCount("GET /api/v3/repos/org/gitops/commits/g1/status"))
+	if len(reports) != 150 || gh.CallCount("GET /api/v3/repos/org/gitops/commits/g1/statuses") != 2 {
+		t.Fatalf("%d reports over %d requests; want 150 over 2 pages", len(reports), gh.CallCount("GET /api/v3/repos/org/gitops/commits/g1/statuses"))
 	}
 	res, err := Evaluate([]Commit{{SHA: "g1", Promoted: "m1"}}, reports, Options{Expect: Expect{MinClusters: 150}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.State != Failed || res.Summary() != "149/150 clusters succeeded, 1 failed (c007: drone: health check failed)" {
+	if res.State != Failed || res.Summary() != "149/150 clusters succeeded, 1 failed (00000007: drone: health check failed)" {
 		t.Errorf("state %s, %q", res.State, res.Summary())
 	}
 	src.Limit = 100

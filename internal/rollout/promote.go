@@ -5,8 +5,13 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
+
+// ErrNotPromotable means the commit an environment rolled out carries a Promoted_Commit_Id that is not a
+// commit of the control-plane branch.
+var ErrNotPromotable = errors.New("not promotable")
 
 // Gate is a promotion from one environment to the next.
 type Gate struct {
@@ -40,6 +45,16 @@ func (g Gate) Decide(ctx context.Context, res *Result) (Decision, error) {
 	if res.Succeeded.SHA != "" && candidate == "" {
 		return Decision{}, fmt.Errorf("%s's GitOps commit %s, the newest its clusters rolled out, has no .github/tracking/Promoted_Commit_Id, so it is not known "+
 			"which control-plane commit it carries; render %s with kalypso_gitops_commit.promoted_commit_id set", g.From, short(res.Succeeded.SHA), g.From)
+	}
+	if candidate != "" {
+		// The candidate must be a commit of the control-plane branch, on a first promotion too: a 40-hex
+		// Promoted_Commit_Id on the GitOps branch may name a commit of another repository, one that does not
+		// exist, or one never merged. Ancestor(c, c) holds exactly when c is on the branch.
+		if _, err := g.Ancestor(ctx, candidate, candidate); err != nil {
+			return Decision{}, fmt.Errorf("%w: %s's GitOps commit %s, the newest its clusters rolled out, carries Promoted_Commit_Id %s, "+
+				"which is not a commit of the control-plane branch; fix %s's promoted_commit_id (nothing is promoted until then): %w",
+				ErrNotPromotable, g.From, short(res.Succeeded.SHA), candidate, g.From, err)
+		}
 	}
 	from := fmt.Sprintf("%s is at main@%s: %s", g.From, short(res.Head.Promoted), res.Summary())
 	stay := func(why string) Decision {

@@ -10,6 +10,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -29,7 +30,14 @@ const (
 
 // Report is what one reconciler of one cluster said about one GitOps commit.
 type Report struct {
+	// Cluster is the cluster's name as people know it (an Azure resource's name, a status context's
+	// cluster group), for messages and for expected.clusters.
 	Cluster string
+	// ClusterID is the cluster's full identity ("" means Cluster): Azure's resource ID of the cluster, or,
+	// for a commit status, its cluster name together with the account that posted it. Reports are
+	// grouped by it, so two clusters that share a name (aks-dev in two resource groups) stay two clusters
+	// and neither hides the other's failure.
+	ClusterID string
 	// ClusterType is the cluster type the reconciler deploys, when the source knows it ("" otherwise).
 	ClusterType string
 	// Commit is the GitOps commit SHA the report is about.
@@ -83,6 +91,8 @@ const DefaultMaxClusters = 2000
 // Cluster is one cluster's latest state.
 type Cluster struct {
 	Name, ClusterType string
+	// ID is its full identity (Report.ClusterID; the name when the source has no other).
+	ID string
 	// Commit is the newest GitOps commit the cluster reported about ("" when expected but silent).
 	Commit  string
 	State   State
@@ -93,6 +103,16 @@ type Cluster struct {
 	Expected bool
 	// reached is the position in the history of the newest commit it succeeded with, or -1.
 	reached int
+	// sharedName is true when another cluster has the same Name: messages then use the ID.
+	sharedName bool
+}
+
+// Label names the cluster in messages: its name, or its full identity when another cluster has the same name.
+func (c Cluster) Label() string {
+	if c.sharedName {
+		return c.ID
+	}
+	return c.Name
 }
 
 // Counts are the expected clusters by state.
@@ -132,7 +152,7 @@ func Evaluate(history []Commit, reports []Report, opts Options) (*Result, error)
 	byCluster := map[string][]Report{}
 	for _, r := range reports {
 		if _, ok := pos[r.Commit]; ok && r.Cluster != "" {
-			byCluster[r.Cluster] = append(byCluster[r.Cluster], r)
+			byCluster[r.identity()] = append(byCluster[r.identity()], r)
 		}
 	}
 	limit := opts.MaxClusters
@@ -143,18 +163,67 @@ func Evaluate(history []Commit, reports []Report, opts Options) (*Result, error)
 		return nil, fmt.Errorf("the source reported %d clusters, more than the limit of %d; narrow what the source matches, or raise max_clusters for a fleet this large", len(byCluster), limit)
 	}
 	res := &Result{Head: history[0]}
-	for name, rs := range byCluster {
-		res.Clusters = append(res.Clusters, clusterState(name, rs, pos, opts))
+	for id, rs := range byCluster {
+		res.Clusters = append(res.Clusters, clusterState(id, rs, pos, opts))
 	}
-	for _, name := range opts.Expect.Clusters {
-		if _, ok := byCluster[name]; !ok {
-			res.Clusters = append(res.Clusters, Cluster{Name: name, State: Unknown, Message: "no report about the last " + plural(len(history), "commit"), reached: -1})
-		}
+	named, err := res.name(opts.Expect.Clusters, len(history))
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(res.Clusters, func(i, j int) bool { return res.Clusters[i].Name < res.Clusters[j].Name })
-	res.expect(opts.Expect)
+	sort.Slice(res.Clusters, func(i, j int) bool {
+		a, b := res.Clusters[i], res.Clusters[j]
+		return a.Name < b.Name || a.Name == b.Name && a.ID < b.ID
+	})
+	res.markSharedNames()
+	res.expect(opts.Expect, named)
 	res.summarise(history)
 	return res, nil
+}
+
+func (r Report) identity() string {
+	if r.ClusterID != "" {
+		return r.ClusterID
+	}
+	return r.Cluster
+}
+
+// name finds the cluster each expected name stands for, by its name or its full identity, and adds the
+// silent ones as unknown. A name that two clusters share is an error: counting either would let the
+// other's state go unseen.
+func (res *Result) name(expected []string, commits int) (map[string]bool, error) {
+	named := make(map[string]bool, len(expected))
+	for _, want := range expected {
+		var ids []string
+		for _, c := range res.Clusters {
+			if c.Name == want || strings.EqualFold(c.ID, want) {
+				ids = append(ids, c.ID)
+			}
+		}
+		switch len(ids) {
+		case 0:
+			res.Clusters = append(res.Clusters, Cluster{Name: want, ID: want, State: Unknown, Message: "no report about the last " + plural(commits, "commit"), reached: -1})
+			named[want] = true
+		case 1:
+			named[ids[0]] = true
+		default:
+			sort.Strings(ids)
+			return nil, fmt.Errorf("%w: expected cluster %q names %d clusters (%s); list each by its full identity instead",
+				ErrAmbiguousCluster, want, len(ids), strings.Join(ids, ", "))
+		}
+	}
+	return named, nil
+}
+
+// ErrAmbiguousCluster means an expected cluster's name stands for several clusters.
+var ErrAmbiguousCluster = errors.New("ambiguous cluster name")
+
+// markSharedNames flags clusters (sorted by name) whose name another cluster has too.
+func (res *Result) markSharedNames() {
+	for i := 1; i < len(res.Clusters); i++ {
+		if res.Clusters[i].Name == res.Clusters[i-1].Name {
+			res.Clusters[i].sharedName, res.Clusters[i-1].sharedName = true, true
+		}
+	}
 }
 
 func (e Expect) validate() error {
@@ -171,8 +240,8 @@ func (e Expect) validate() error {
 
 // clusterState folds one cluster's reports: its latest commit's state (a failure of any reconciler wins,
 // then a pending one) and the newest commit every reconciler succeeded with, soaked.
-func clusterState(name string, rs []Report, pos map[string]int, opts Options) Cluster {
-	c := Cluster{Name: name, reached: -1}
+func clusterState(id string, rs []Report, pos map[string]int, opts Options) Cluster {
+	c := Cluster{Name: rs[0].Cluster, ID: id, reached: -1}
 	// Per commit position, the latest report per reconciler.
 	latest := map[int]map[string]Report{}
 	for _, r := range rs {
@@ -226,6 +295,7 @@ func fold(m map[string]Report, opts Options) (State, string, time.Time) {
 	var at time.Time
 	var failed, pending []string
 	var soaking time.Duration
+	undated := false
 	for _, k := range keys {
 		r := m[k]
 		if r.Time.After(at) {
@@ -235,7 +305,10 @@ func fold(m map[string]Report, opts Options) (State, string, time.Time) {
 		case Failed:
 			failed = append(failed, describe(k, r.Message))
 		case Succeeded:
-			if opts.Soak > 0 {
+			if opts.Soak > 0 && r.Time.IsZero() {
+				// No time, no soak: a report that cannot say since when it holds never counts as soaked.
+				undated = true
+			} else if opts.Soak > 0 {
 				if healthy := opts.Now.Sub(r.Time); healthy < opts.Soak && opts.Soak-healthy > soaking {
 					soaking = opts.Soak - healthy
 				}
@@ -249,6 +322,8 @@ func fold(m map[string]Report, opts Options) (State, string, time.Time) {
 		return Failed, strings.Join(failed, "; "), at
 	case len(pending) > 0:
 		return Progressing, strings.Join(pending, "; "), at
+	case undated:
+		return Progressing, fmt.Sprintf("succeeded, but the report carries no valid time, so the soak of %s cannot start", opts.Soak), at
 	case soaking > 0:
 		return Progressing, fmt.Sprintf("succeeded; soaking for %s more (soak %s)", soaking.Round(time.Second), opts.Soak), at
 	}
@@ -269,19 +344,16 @@ func describe(reconciler, msg string) string {
 	return reconciler + ": " + msg
 }
 
-// expect marks the clusters that count and sets Shortfall when too few report.
-func (res *Result) expect(e Expect) {
-	named := map[string]bool{}
-	for _, n := range e.Clusters {
-		named[n] = true
-	}
+// expect marks the clusters that count (named: the identities expected.clusters stands for) and sets
+// Shortfall when too few report.
+func (res *Result) expect(e Expect, named map[string]bool) {
 	perType := map[string]int{}
 	reporting := 0
 	for i := range res.Clusters {
 		c := &res.Clusters[i]
 		switch {
 		case len(e.Clusters) > 0:
-			c.Expected = named[c.Name]
+			c.Expected = named[c.ID]
 		case len(e.ClusterTypes) > 0:
 			_, c.Expected = e.ClusterTypes[c.ClusterType]
 		default:
@@ -310,7 +382,7 @@ func (res *Result) expect(e Expect) {
 		var silent []string
 		for _, c := range res.Clusters {
 			if c.Expected && c.State == Unknown {
-				silent = append(silent, c.Name)
+				silent = append(silent, c.Label())
 			}
 		}
 		short = append(short, fmt.Sprintf("no report from %s", strings.Join(silent, ", ")))
@@ -370,7 +442,7 @@ func (res *Result) Summary() string {
 		var names []string
 		for _, c := range res.Clusters {
 			if c.Expected && c.State == Failed {
-				names = append(names, c.Name+": "+c.Message)
+				names = append(names, c.Label()+": "+c.Message)
 			}
 		}
 		if len(names) > 3 {

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/platformconfig"
 )
@@ -431,6 +432,26 @@ func (v commitText) ValidateString(_ context.Context, req validator.StringReques
 	if err := gitrepo.CheckIdentity(v.what, value); err != nil {
 		AddError(&resp.Diagnostics, req.Path, "Invalid commit author",
 			fmt.Sprintf("%s (%q). A commit written with it would carry a malformed or forged header; remove the character.", err, value))
+	}
+}
+
+// BranchName checks a Git branch name as kalypso_gitops_commit does (delivery.ValidateBranchName): git
+// check-ref-format's rules, no ref-like name, and ASCII only.
+func BranchName() validator.String { return branchName{} }
+
+type branchName struct{}
+
+func (branchName) Description(context.Context) string {
+	return "must be a branch name git accepts (git check-ref-format --branch), in ASCII"
+}
+func (v branchName) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (branchName) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := delivery.ValidateBranchName(req.ConfigValue.ValueString()); err != nil {
+		AddError(&resp.Diagnostics, req.Path, "Invalid branch", err.Error()+`. Use a name git accepts, such as "dev" or "envs/dev".`)
 	}
 }
 

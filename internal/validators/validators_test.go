@@ -264,3 +264,25 @@ func TestPEMCertificatesAcceptsRealCertificates(t *testing.T) {
 	PEMCertificates().ValidateString(context.Background(), validator.StringRequest{Path: path.Root("ca_certificates"), ConfigValue: types.StringValue(one + "junk")}, &r)
 	expectOne(t, r.Diagnostics, path.Root("ca_certificates"), "Invalid PEM certificates")
 }
+
+// TestBranchName: the rule of kalypso_gitops_commit's branch (delivery.ValidateBranchName) on the data
+// sources' branch attributes, invisible and non-ASCII characters included.
+func TestBranchName(t *testing.T) {
+	t.Parallel()
+	p := path.Root("branch")
+	for value, summary := range map[string]string{
+		"dev":            "",
+		"envs/dev":       "",
+		"dév":            "Invalid branch",
+		"dev\u200b":      "Invalid branch",
+		"dev.lock":       "Invalid branch",
+		"refs/heads/dev": "Invalid branch",
+	} {
+		resp := &validator.StringResponse{}
+		BranchName().ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)
+		expectOne(t, resp.Diagnostics, p, summary)
+		if summary != "" && !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "envs/dev") {
+			t.Errorf("%+q: the detail says no way out: %s", value, resp.Diagnostics.Errors()[0].Detail())
+		}
+	}
+}

@@ -14,7 +14,9 @@ data "kalypso_rollout" "dev" {
 
   github_statuses = {
     # Flux's contexts are kustomization/<name>/<Provider UID prefix>; the default pattern reads them.
-    context_patterns = ["^kustomization/(?P<reconciler>[^/]+)/(?P<cluster>[^/]+)$"]
+    context_patterns = ["^kustomization/(?P<reconciler>[^/]+)/(?P<cluster>[0-9a-f]{8})$"]
+    # Only statuses the clusters' account posts count (the token in their Flux Provider secret).
+    creators = ["flux-bot"]
   }
 
   promotion = {

@@ -22,7 +22,12 @@ type Status struct {
 	TargetURL   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// Creator is the login of the account that posted it; DefaultCreator when empty.
+	Creator string
 }
+
+// DefaultCreator posts the statuses that name no creator: the account of the clusters' reconcilers.
+const DefaultCreator = "flux"
 
 // AddStatus records a status on owner/repo@sha as if it had been posted at st.UpdatedAt (now when
 // zero): tests seed statuses of the past this way, for soak times, without waiting.
@@ -41,6 +46,9 @@ func (s *Server) addStatus(repo, sha string, st Status) *Status {
 	}
 	if st.Context == "" {
 		st.Context = "default"
+	}
+	if st.Creator == "" {
+		st.Creator = DefaultCreator
 	}
 	st.ID = int64(len(s.statuses)+1)*1000 + int64(len(s.statuses[repo+"@"+sha]))
 	p := &st
@@ -149,7 +157,7 @@ func renderStatus(st *Status) map[string]any {
 		"id": st.ID, "node_id": fmt.Sprintf("SC_%d", st.ID), "state": st.State, "context": st.Context,
 		"description": st.Description, "target_url": st.TargetURL,
 		"created_at": st.CreatedAt.UTC().Format(time.RFC3339), "updated_at": st.UpdatedAt.UTC().Format(time.RFC3339),
-		"creator": map[string]any{"login": "flux", "id": 1},
+		"creator": map[string]any{"login": st.Creator, "id": len(st.Creator)},
 	}
 }
 
