@@ -113,8 +113,8 @@ type Plan struct {
 	DesiredTree string
 	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
 	BaseTree string
-	// Markers lists the directories below the path (root-relative) that hold another resource's ownership
-	// record; Compute finds them among the files it would delete.
+	// Markers lists the directories (root-relative) that hold another resource's ownership record: Compute
+	// finds those below the path among the files it would delete, ReadBranch adds those above it.
 	Markers []string
 	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
 	Tree *gitrepo.Tree

@@ -4,6 +4,7 @@
 package delivery
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,41 @@ func ParseBreakGlassRecord(b []byte) *BreakGlassRecord {
 		return nil
 	}
 	return &BreakGlassRecord{BreakGlass: BreakGlass{Reason: v.Reason, Ticket: v.Ticket}, Tree: v.Tree, At: v.At}
+}
+
+// WindowConfig is change_windows and break_glass as configured.
+type WindowConfig struct {
+	// Known is false while either is unknown at plan time: the apply decides then.
+	Known bool
+	// Calendar is nil without change_windows; BreakGlass nil without break_glass.
+	Calendar   *windows.Calendar
+	BreakGlass *BreakGlass
+}
+
+// planWindow is the window step of a plan: a plan that writes something (or may: an input is unknown)
+// is refused outside change_windows, unless break_glass lets this one change through, which the plan
+// states in a warning. A plan that writes nothing is never blocked.
+func planWindow(_ context.Context, p *Planning) error {
+	w := p.Config.Window
+	if !w.Known || w.Calendar == nil {
+		return nil
+	}
+	f := WindowFacts{Calendar: w.Calendar, Now: p.Now, Writes: p.Decision.CommitUnknown, BreakGlass: w.BreakGlass, Used: p.BreakGlassUsed}
+	if p.Changes != nil {
+		f.Tree = p.Changes.DesiredTree
+	}
+	v := CheckWindow(f)
+	if v.Err != nil {
+		return Explain(p.ID, v.Err)
+	}
+	if v.Warning != "" {
+		summary := "Change window closed"
+		if v.BreakGlass != nil {
+			summary = "Break-glass: change window closed"
+		}
+		p.Warn(summary, fmt.Sprintf("kalypso_gitops_commit %s: %s", p.ID, v.Warning))
+	}
+	return nil
 }
 
 // WindowFacts are the inputs of the change-window step of a plan or an apply.

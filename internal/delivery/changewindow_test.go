@@ -4,6 +4,7 @@
 package delivery
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -83,5 +84,33 @@ func TestBreakGlass_TrailersAndRecord(t *testing.T) {
 		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CheckBreakGlassText(%q, %q) = %v, want %q", c.name, c.value, err, c.want)
 		}
+	}
+}
+
+// The window step refuses a plan that writes outside the window with the window's reason, lets an empty
+// plan and a plan while the window is unknown pass, and warns when break_glass lets the change through.
+func TestPlanWindow(t *testing.T) {
+	t.Parallel()
+	cal, _ := windows.Parse(windows.Spec{TimeZone: "America/New_York", Deny: []windows.RuleSpec{{Schedule: "0 18 * * 5", Duration: "62h", Description: "weekend"}}})
+	saturday := time.Date(2026, 11, 28, 12, 0, 0, 0, cal.Location)
+	writes := PlanDecision{CommitUnknown: true}
+	step := func(w WindowConfig, d PlanDecision) (*Planning, error) {
+		p := &Planning{ID: "repo//clusters?ref=main", Config: Config{Window: w}, Decision: d, Now: saturday, Changes: &Plan{DesiredTree: "t1"}}
+		return p, planWindow(context.Background(), p)
+	}
+	_, err := step(WindowConfig{Known: true, Calendar: cal}, writes)
+	refusal(t, err, "change_windows", `deny window "weekend" (0 18 * * 5, 62h) is open from Fri 2026-11-27 18:00 EST (-05:00) until Mon 2026-11-30 08:00 EST (-05:00)`,
+		"the next change window opens Mon 2026-11-30 08:00 EST")
+	for name, c := range map[string]struct {
+		w WindowConfig
+		d PlanDecision
+	}{"nothing to write": {WindowConfig{Known: true, Calendar: cal}, PlanDecision{KeepRecorded: true}}, "unknown": {WindowConfig{}, writes}, "no calendar": {WindowConfig{Known: true}, writes}} {
+		if p, err := step(c.w, c.d); err != nil || len(p.Warnings) != 0 {
+			t.Errorf("%s: %v %v", name, err, p.Warnings)
+		}
+	}
+	p, err := step(WindowConfig{Known: true, Calendar: cal, BreakGlass: &BreakGlass{Reason: "fix", Ticket: "INC-9"}}, writes)
+	if err != nil || len(p.Warnings) != 1 || p.Warnings[0].Summary != "Break-glass: change window closed" || !strings.Contains(p.Warnings[0].Detail, "ticket INC-9") {
+		t.Errorf("break-glass: %v %+v", err, p.Warnings)
 	}
 }

@@ -18,7 +18,7 @@ import (
 func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 	t.Parallel()
 	srv := mockgithub.Start(t, "gh-token")
-	svc, err := githubpr.New(nil, srv.BaseURL(), "gh-token", nil)
+	svc, err := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: "gh-token", LoopbackHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 func TestEnsure_MockGitHubAPI_BadTokenFails(t *testing.T) {
 	t.Parallel()
 	srv := mockgithub.Start(t, "right")
-	svc, _ := githubpr.New(nil, srv.BaseURL(), "wrong", nil)
+	svc, _ := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: "wrong", LoopbackHTTP: true})
 	_, _, err := svc.Ensure(context.Background(), githubpr.EnsureRequest{Owner: "o", Repo: "r", Base: "main", Head: "kalypso/main", Title: "t"})
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("err = %v", err)

@@ -198,70 +198,48 @@ func fullyKnown(v attr.Value) bool {
 	return true
 }
 
-// privateGetter reads a resource's private state.
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-// windowFacts gathers the inputs of delivery.CheckWindow from m; ok is false while change_windows or
-// break_glass is unknown (the apply decides then) or invalid (ValidateConfig reported it).
-func (r *GitopsCommitResource) windowFacts(ctx context.Context, m *gitopsCommitModel, private privateGetter, diags *diag.Diagnostics) (delivery.WindowFacts, bool) {
+// windowConfig converts change_windows and break_glass for the engine; Known is false while either is
+// unknown, or when change_windows is invalid (ValidateConfig reported it).
+func windowConfig(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) delivery.WindowConfig {
 	spec, known := changeWindowsSpec(ctx, m, diags)
-	if !known || spec == nil {
-		return delivery.WindowFacts{}, known
-	}
-	cal, problems := windows.Parse(*spec)
-	if len(problems) > 0 {
-		return delivery.WindowFacts{}, false
+	if !known {
+		return delivery.WindowConfig{}
 	}
 	bg, known := breakGlass(ctx, m, diags)
 	if !known {
-		return delivery.WindowFacts{}, false
+		return delivery.WindowConfig{}
 	}
-	f := delivery.WindowFacts{Calendar: cal, Now: r.data.Now(), BreakGlass: bg}
-	if private != nil {
-		b, _ := private.GetKey(ctx, breakGlassKey)
-		f.Used = delivery.ParseBreakGlassRecord(b)
+	w := delivery.WindowConfig{Known: true, BreakGlass: bg}
+	if spec != nil {
+		var problems []windows.Problem
+		if w.Calendar, problems = windows.Parse(*spec); len(problems) > 0 {
+			return delivery.WindowConfig{}
+		}
 	}
-	if gitopsKnown(m.ContentHash) {
-		f.Tree = m.ContentHash.ValueString()
-	}
-	return f, true
+	return w
 }
 
-// checkWindowAtPlan is the change-window step of a plan that writes something (writes).
-func (r *GitopsCommitResource) checkWindowAtPlan(ctx context.Context, plan *gitopsCommitModel, prior privateGetter, writes bool, diags *diag.Diagnostics) {
-	f, ok := r.windowFacts(ctx, plan, prior, diags)
-	if !ok {
-		return
-	}
-	f.Writes = writes
-	reportWindow(plan.ID.ValueString(), delivery.CheckWindow(f), diags)
+// breakGlassUsed is the record of the last apply that a break-glass let through (nil for none).
+func breakGlassUsed(ctx context.Context, private privateGetter) *delivery.BreakGlassRecord {
+	b, _ := private.GetKey(ctx, breakGlassKey)
+	return delivery.ParseBreakGlassRecord(b)
 }
 
-// checkWindowAtApply decides again at apply time: the plan may have been made while the window was
-// open. It returns the break-glass that lets the change through (nil when the window is open).
+// checkWindowAtApply decides again at apply time (the window step decided at plan time): the plan may
+// have been made while the window was open, on another worker. writes is false when the plan found
+// nothing to write; tree is the desired tree. It returns the break-glass that lets the change through
+// (nil when the window is open).
 func (r *GitopsCommitResource) checkWindowAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, writes bool, tree string, diags *diag.Diagnostics) *delivery.BreakGlass {
-	f, ok := r.windowFacts(ctx, m, private, diags)
-	if !ok {
+	w := windowConfig(ctx, m, diags)
+	if !w.Known || w.Calendar == nil {
 		return nil
 	}
-	f.Writes, f.Tree, f.Apply = writes, tree, true
-	v := delivery.CheckWindow(f)
-	reportWindow(m.ID.ValueString(), v, diags)
-	return v.BreakGlass
-}
-
-// reportWindow turns a verdict into an error at its attribute, or a warning at break_glass.
-func reportWindow(id string, v delivery.WindowVerdict, diags *diag.Diagnostics) {
-	switch {
-	case v.Err != nil:
-		diags.Append(deliveryDiag(id, v.Err))
-	case v.Warning != "" && v.BreakGlass != nil:
-		diags.AddAttributeWarning(path.Root("break_glass"), "Break-glass: change window closed", "kalypso_gitops_commit "+id+": "+v.Warning)
-	case v.Warning != "":
-		diags.AddAttributeWarning(path.Root("change_windows"), "Change window closed", "kalypso_gitops_commit "+id+": "+v.Warning)
+	v := delivery.CheckWindow(delivery.WindowFacts{Calendar: w.Calendar, Now: r.data.Now(), Writes: writes, Tree: tree,
+		BreakGlass: w.BreakGlass, Used: breakGlassUsed(ctx, private), Apply: true})
+	if v.Err != nil {
+		diags.Append(refusalDiag(delivery.Explain(m.ID.ValueString(), v.Err)))
 	}
+	return v.BreakGlass
 }
 
 // recordBreakGlass keeps, after an apply that bg let through, which tree it let through and when.
