@@ -6,6 +6,7 @@ package provider
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -237,4 +238,48 @@ func TestAccGitopsCommit_ChangeWindowsOpenTofu(t *testing.T) {
 	clock.Set(berlin(t, "2026-11-26 08:00"))
 	r.must("apply", "-auto-approve")
 	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)
+}
+
+// TestAccExampleChangeWindows plays examples/change-windows under Terraform and OpenTofu against a local
+// bare repository: in the year-end freeze the plan is refused; a break-glass passes with its trailers;
+// the next plan is empty although break_glass stays set.
+func TestAccExampleChangeWindows(t *testing.T) {
+	t.Parallel()
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "change-windows", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The full source address: OpenTofu's default registry is another host.
+	config := strings.Replace(string(example), `source = "kalypso/kalypso"`, `source = "registry.terraform.io/kalypso/kalypso"`, 1)
+	for _, cli := range []string{"terraform", "tofu"} {
+		t.Run(cli, func(t *testing.T) {
+			t.Parallel()
+			bin := "terraform"
+			if cli == "tofu" {
+				bin = tofuOrSkip(t)
+			}
+			clock := &testClock{now: berlin(t, "2026-12-23 09:30")}
+			r := newClockRig(t, clock)
+			r.tf.bin = bin
+			repo := gitserver.NewSeededRepo(t, r.root, "prod.git", "prod", map[string]string{"README.md": "# prod\n"})
+			if err := os.WriteFile(filepath.Join(r.work, "main.tf"), []byte(config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			vars := "gitops_repo = " + gitopsHCL("file://"+repo) + "\n"
+			if err := os.WriteFile(filepath.Join(r.work, "terraform.tfvars"), []byte(vars), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r.tf.mustRun("init", "-input=false", "-no-color")
+			out := r.expectExit(1, "plan")
+			expectOutput(t, cli+" plan in the freeze", out, `Error: Change window closed`, `"year-end freeze"`, `the next change window opens Mon 2027-01-04 08:00 CET`)
+			glass := `-var=break_glass={ reason = "CVE-2026-0001 hotfix", ticket = "INC-4711" }`
+			out = r.must("apply", "-auto-approve", glass)
+			expectOutput(t, cli+" apply with break-glass", out, `Break-glass: change window closed`)
+			msg := gitserver.Git(t, repo, nil, "log", "-1", "--format=%B", "prod")
+			if trailers := gitserver.Git(t, repo, []byte(msg), "interpret-trailers", "--parse"); strings.TrimSpace(trailers) != "Kalypso-Break-Glass: CVE-2026-0001 hotfix\nKalypso-Ticket: INC-4711" {
+				t.Errorf("trailers %q in:\n%s", trailers, msg)
+			}
+			r.expectExit(0, "plan", "-detailed-exitcode", glass)
+		})
+	}
 }
