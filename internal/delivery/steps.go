@@ -32,6 +32,7 @@ const (
 	StepInspect   = "inspect"
 	StepGuards    = "guards"
 	StepOwnership = "ownership"
+	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
 	StepWindow    = "window"
 	StepDestroy   = "destroy"
@@ -44,6 +45,7 @@ const (
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
+//   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
 //   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
 //     it through (CheckWindow; the apply checks again).
@@ -58,6 +60,7 @@ func PlanSteps() []Step {
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
+		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
 		{StepWindow, planWindow},
 	}
@@ -112,6 +115,8 @@ type Prior struct {
 	ID, RawPath string
 	// ContentHash, CommitSHA and PullRequestState are the state's content_hash, commit_sha and pull_request_state.
 	ContentHash, CommitSHA, PullRequestState string
+	// PullRequestNumber is the state's pull_request_number (0 for none).
+	PullRequestNumber int
 	// Promoted is true when the state records a promoted_commit_id.
 	Promoted bool
 	// Retain and Protected are retain_on_destroy and deletion_protection as the state records them.

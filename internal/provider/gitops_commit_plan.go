@@ -51,7 +51,8 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 		p.Prior = &delivery.Prior{
 			Resource: r.settings(ctx, state, diags), ID: state.ID.ValueString(), RawPath: state.Path.ValueString(),
 			ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PullRequestState: state.PullRequestState.ValueString(),
-			Promoted: !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
+			PullRequestNumber: int(state.PullRequestNumber.ValueInt64()),
+			Promoted:          !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
 		}
 	}
 	return p

@@ -559,6 +559,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
 		}
 	}
+	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
@@ -606,7 +607,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 		if prior != nil {
 			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
-		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		pr := delivery.PullRequestAfter(res.PullRequest, res.Closed, before)
 		if pr.Number != 0 && pr.Number == before.Number {
 			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
 		}

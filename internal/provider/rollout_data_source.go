@@ -337,6 +337,12 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	case res.State == rollout.Unknown:
 		// What to check depends on where the reports come from.
 		hint := "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
+		if gh, ok := rreq.Source.(*rollout.GitHubStatuses); ok {
+			// Name the repository asked: it comes from repository_url unless github_statuses.repository is set.
+			hint = fmt.Sprintf("The statuses were read from the GitHub repository %s/%s; check that the clusters post statuses there "+
+				"(Flux: a Provider of type github for that repository and an Alert for the Kustomizations), that the context patterns match them, "+
+				"and that github_statuses.repository (or repository_url) names the repository the clusters post to.", gh.Owner, gh.Repo)
+		}
 		if !data.AzureGraph.IsNull() {
 			hint = "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
 				"and that the identity has Reader on their subscriptions."
