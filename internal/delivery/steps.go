@@ -35,6 +35,7 @@ const (
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
+	StepWindow    = "window"
 	StepDestroy   = "destroy"
 )
 
@@ -47,7 +48,9 @@ const (
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
-//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown.
+//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
+//   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
+//     it through (CheckWindow; the apply checks again).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
@@ -62,6 +65,7 @@ func PlanSteps() []Step {
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
+		{StepWindow, planWindow},
 	}
 }
 
@@ -99,6 +103,8 @@ type Config struct {
 	SettingsKnown bool
 	// PullRequestUnknown is true while it is not known whether pull_request is set.
 	PullRequestUnknown bool
+	// Window is change_windows and break_glass (Window.Known false while either is unknown).
+	Window WindowConfig
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -214,6 +220,11 @@ type Planning struct {
 	Decision PlanDecision
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+
+	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
+	// break-glass let through (nil for none).
+	Now            time.Time
+	BreakGlassUsed *BreakGlassRecord
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
