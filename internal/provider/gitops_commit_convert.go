@@ -57,6 +57,8 @@ type gitopsCommitModel struct {
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
 	Rollout               types.Object `tfsdk:"rollout"`
 	RolloutStatus         types.List   `tfsdk:"rollout_status"`
+	ChangeWindows         types.Object `tfsdk:"change_windows"`
+	BreakGlass            types.Object `tfsdk:"break_glass"`
 }
 
 type gitopsPullRequestModel struct {

@@ -168,7 +168,9 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 
 // gitopsRolloutStatusAttribute is the schema of `rollout_status`.
 func gitopsRolloutStatusAttribute() schema.ListNestedAttribute {
-	computed := func(desc string) schema.StringAttribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
+	computed := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
 	return schema.ListNestedAttribute{
 		Computed: true,
 		MarkdownDescription: "With `rollout`: every wave as it stands once this apply is done (the plan shows it before). Null without `rollout`. " +
