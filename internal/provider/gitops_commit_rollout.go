@@ -61,7 +61,10 @@ type gitopsRolloutExpectedModel struct {
 var httpsURL = regexp.MustCompile(`^https://`)
 
 // gitopsRolloutAttrTypes are the types of `rollout`'s value, for a null one.
-var gitopsRolloutAttrTypes = gitopsRolloutAttribute().GetType().(types.ObjectType).AttrTypes
+var gitopsRolloutAttrTypes = func() map[string]attr.Type {
+	t, _ := gitopsRolloutAttribute().GetType().(types.ObjectType) // a SingleNestedAttribute's type is an object type
+	return t.AttrTypes
+}()
 
 // rolloutOnFailureHalt is on_failure's only value for now: a failed wave halts the rollout.
 const rolloutOnFailureHalt = "halt"
