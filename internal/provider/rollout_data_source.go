@@ -246,7 +246,8 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 						Validators: []validator.String{validators.BranchName()},
 					},
 					"current_commit": schema.StringAttribute{
-						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch` (for a first promotion, or a branch elsewhere).",
+						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch`, for a branch elsewhere. " +
+							"Not needed for a first promotion: a `to_branch` that does not exist yet has no current commit. Once set, the gate compares with it instead of the branch's `Promoted_Commit_Id`, so remove it after a promotion it was set for.",
 						Validators: []validator.String{validators.CommitSHA()},
 					},
 					"control_plane": schema.SingleNestedAttribute{
@@ -576,6 +577,8 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		cpBranch = "main"
 	}
 	current := p.CurrentCommit.ValueString()
+	// firstBranch names the next environment's GitOps branch when it does not exist yet.
+	firstBranch := ""
 	if p.CurrentCommit.IsNull() {
 		toBranch := p.ToBranch.ValueString()
 		if toBranch == "" {
@@ -583,10 +586,14 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		}
 		var err error
 		current, err = rollout.Promoted(ctx, git, data.RepositoryURL.ValueString(), toBranch)
-		if err != nil {
+		switch {
+		case errors.Is(err, gitrepo.ErrBranchNotFound):
+			// A branch that does not exist yet holds no promoted commit: this is its first promotion, and the
+			// kalypso_gitops_commit that renders it creates the branch (create_branch = true).
+			current, firstBranch = "", toBranch
+		case err != nil:
 			hint, _ := gitrepo.Hint(err, gitrepo.Fields{Repo: "repository_url", Branch: "promotion.to_branch"})
-			diags.AddAttributeError(at, "Cannot read the next environment's GitOps branch", err.Error()+". "+hint+
-				" For a first promotion into a branch that does not exist yet, set promotion.current_commit.")
+			diags.AddAttributeError(at, "Cannot read the next environment's GitOps branch", err.Error()+". "+hint)
 			return diags
 		}
 	}
@@ -608,6 +615,9 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		}
 		diags.AddAttributeError(at, "Cannot decide the promotion to "+gate.To, err.Error()+"."+hint)
 		return diags
+	}
+	if firstBranch != "" {
+		dec.Reason += fmt.Sprintf(" (GitOps branch %q does not exist yet: the kalypso_gitops_commit that renders %s creates it with create_branch = true)", firstBranch, gate.To)
 	}
 	data.PromotionCommit = nullIfEmpty(dec.Commit)
 	data.PromotionMoves = types.BoolValue(dec.Moves)
