@@ -1,7 +1,8 @@
 # Policy for `terraform show -json <planfile>` (OPA 1.x, Rego v1) on kalypso_gitops_commit plans. It
 # refuses a plan that takes Kubernetes objects out of a protected namespace (by deleting their file, or
 # by an update that moves an object, renames a Namespace or retargets what a reconciler deploys),
-# deletes too many files, lists fewer deletions than it counts, or destroys the resource's files.
+# deletes too many files, lists fewer deletions than it counts, destroys the resource's files, or
+# passes a closed change window by break-glass without a ticket.
 # Run it with: opa eval -d gitops_commit.rego -i plan.json 'data.kalypso.gitops.deny'
 package kalypso.gitops
 
@@ -252,4 +253,14 @@ old_prefix(before, after) := concat("", [before.branch, ":", path_prefix(before.
 
 old_prefix(before, after) := concat("", [before.repository_url, "@", before.branch, ":", path_prefix(before.path)]) if {
 	before.repository_url != after.repository_url
+}
+
+# A break-glass lets a change through a closed change window (change_windows); it must name the
+# ticket that records why, which the commit then carries as its Kalypso-Ticket trailer.
+deny contains msg if {
+	some rc in gitops_commits
+	glass := rc.change.after.break_glass
+	glass != null
+	object.get(glass, "ticket", null) in {null, ""}
+	msg := sprintf("%s uses break_glass without a ticket", [rc.address])
 }

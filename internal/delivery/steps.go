@@ -27,6 +27,7 @@ type Step struct {
 // Step names, in the order PlanSteps runs them.
 const (
 	StepIdentity  = "identity"
+	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
 	StepRender    = "render"
 	StepInspect   = "inspect"
@@ -34,24 +35,29 @@ const (
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
+	StepWindow    = "window"
 	StepDestroy   = "destroy"
 )
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
+//   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - render: the desired files (the render, or the files);
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
-//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown.
+//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
+//   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
+//     it through (CheckWindow; the apply checks again).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
 func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
+		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
 		{StepRender, planRender},
 		{StepInspect, planInspect},
@@ -59,6 +65,7 @@ func PlanSteps() []Step {
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
+		{StepWindow, planWindow},
 	}
 }
 
@@ -96,6 +103,8 @@ type Config struct {
 	SettingsKnown bool
 	// PullRequestUnknown is true while it is not known whether pull_request is set.
 	PullRequestUnknown bool
+	// Window is change_windows and break_glass (Window.Known false while either is unknown).
+	Window WindowConfig
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -185,6 +194,8 @@ type Planning struct {
 	Build string
 	// Renderer produces the desired files.
 	Renderer Renderer
+	// GitHub is the pull-request service (nil: GitHub is not read), for the open proposal of the state.
+	GitHub GitHub
 	// Phase, when set, is told how long each phase took (a log line).
 	Phase func(msg string, start time.Time, err error)
 	// Log, when set, records what the user need not see (a log line).
@@ -209,6 +220,11 @@ type Planning struct {
 	Decision PlanDecision
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+
+	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
+	// break-glass let through (nil for none).
+	Now            time.Time
+	BreakGlassUsed *BreakGlassRecord
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {

@@ -29,12 +29,12 @@ type privateGetter interface {
 // planning converts the plan (nil on destroy) and the state (nil on create) for the engine's steps.
 func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitopsCommitModel, rend *planRenderer, diags *diag.Diagnostics) *delivery.Planning {
 	p := &delivery.Planning{
-		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(),
+		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(), Now: r.data.Now(),
 		Phase: func(msg string, start time.Time, err error) { phaseLog(ctx, msg, start, err) },
 		Log:   func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) },
 	}
 	if r.data != nil {
-		p.Locations = r.data.Locations
+		p.Locations, p.GitHub = r.data.Locations, r.data.GitHubClient
 	}
 	if plan != nil {
 		p.Git = r.client(plan)
@@ -43,7 +43,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
 				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown(),
-			PullRequestUnknown: plan.PullRequest.IsUnknown(),
+			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 		}
 	}
 	if state != nil {

@@ -49,8 +49,8 @@ func opaOrSkip(t *testing.T) string {
 	return opa
 }
 
-// policyDenials evaluates the docs' policy on the saved plan planFile and returns its denials, sorted.
-func (r *lifecycleRig) policyDenials(opa, planFile string) []string {
+// policyDenies evaluates the docs' policy on the saved plan planFile and returns its denials, sorted.
+func (r *lifecycleRig) policyDenies(opa, planFile string) []string {
 	r.t.Helper()
 	js := r.tf.mustRun("show", "-json", planFile)
 	in := filepath.Join(r.work, planFile+".json")
@@ -119,24 +119,24 @@ func TestAccGitopsCommit_DeletesCarryContentForPolicy(t *testing.T) {
 		"kalypso_gitops_commit.test deletes 12 files, more than 10",
 		"kalypso_gitops_commit.test deletes clusters/drone/kube-system/reconciler.yaml, which holds objects in namespace kube-system",
 	}
-	if got := r.policyDenials(opa, "remove.tfplan"); !reflect.DeepEqual(got, want) {
+	if got := r.policyDenies(opa, "remove.tfplan"); !reflect.DeepEqual(got, want) {
 		t.Errorf("policy on the removal plan denies %q, want %q", got, want)
 	}
 	r.must("plan", "-destroy", "-out=destroy.tfplan")
-	if got := r.policyDenials(opa, "destroy.tfplan"); !reflect.DeepEqual(got, []string{"kalypso_gitops_commit.test is destroyed, which deletes every file under its path"}) {
+	if got := r.policyDenies(opa, "destroy.tfplan"); !reflect.DeepEqual(got, []string{"kalypso_gitops_commit.test is destroyed, which deletes every file under its path"}) {
 		t.Errorf("policy on the destroy plan denies %q", got)
 	}
 	// An update that deletes nothing passes.
 	r.write(lifecycleResource("file://"+r.repo, fixtures.Merge(files, map[string]string{"drone/app/namespace.yaml": "kind: Namespace\nmetadata: {}\n"}), extra))
 	r.must("plan", "-out=update.tfplan")
-	if got := r.policyDenials(opa, "update.tfplan"); len(got) != 0 {
+	if got := r.policyDenies(opa, "update.tfplan"); len(got) != 0 {
 		t.Errorf("policy on an update denies %q", got)
 	}
 	// With max_changes below the number of deletions, the deletions past it are counted, not listed:
 	// the policy cannot read their content and refuses the plan.
 	r.write(lifecycleResource("file://"+r.repo, map[string]string{"drone/app/namespace.yaml": "kind: Namespace\n"}, extra+"\n  max_changes = 3"))
 	r.must("plan", "-out=cut.tfplan")
-	got := r.policyDenials(opa, "cut.tfplan")
+	got := r.policyDenies(opa, "cut.tfplan")
 	if len(got) == 0 || got[0] != "kalypso_gitops_commit.test deletes 12 files but lists 3 of them; raise max_changes so that every deletion is checked" {
 		t.Errorf("policy on a removal listed in part denies %q", got)
 	}
@@ -289,7 +289,7 @@ func TestAccGitopsCommit_PolicyFitsFlux(t *testing.T) {
 		r.write(lifecycleResource(url, tc.files, tc.extra))
 		planFile := fmt.Sprintf("case%d.tfplan", i)
 		r.must("plan", "-out="+planFile)
-		if got := r.policyDenials(opa, planFile); !reflect.DeepEqual(got, tc.want) && (len(got) != 0 || len(tc.want) != 0) {
+		if got := r.policyDenies(opa, planFile); !reflect.DeepEqual(got, tc.want) && (len(got) != 0 || len(tc.want) != 0) {
 			t.Errorf("%s: the policy denies %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -304,7 +304,7 @@ func TestAccGitopsCommit_PolicyFitsFlux(t *testing.T) {
 	r.must("apply", "-auto-approve")
 	r.write(moveResource(url, "main", "envs/dev", moved, extra))
 	r.must("plan", "-out=move.tfplan")
-	got := r.policyDenials(opa, "move.tfplan")
+	got := r.policyDenies(opa, "move.tfplan")
 	listed, counted := r.plannedDeletions("move.tfplan")
 	switch {
 	case listed == counted && len(got) != 0:
@@ -318,7 +318,7 @@ func TestAccGitopsCommit_PolicyFitsFlux(t *testing.T) {
 	r.write(moveResource(url, "main", "clusters", moved, extra+"\n  retain_on_destroy = true"))
 	r.must("apply", "-auto-approve")
 	r.must("plan", "-destroy", "-out=retained.tfplan")
-	if got := r.policyDenials(opa, "retained.tfplan"); len(got) != 0 {
+	if got := r.policyDenies(opa, "retained.tfplan"); len(got) != 0 {
 		t.Errorf("a retained destroy is denied: %q", got)
 	}
 }

@@ -41,6 +41,9 @@ type KalypsoProvider struct {
 
 	// azure is nil except in tests (azureOverride).
 	azure *azureOverride
+	// now is nil except in tests: the clock change_windows is decided by. Only the provider factories
+	// set it; no configuration or environment variable can, so nobody leaves a freeze by moving a clock.
+	now func() time.Time
 }
 
 // setData records the provider's new configuration and evicts the Git client of the one it replaces.
@@ -111,6 +114,16 @@ type ProviderData struct {
 
 	// azure is nil except in tests (azureOverride).
 	azure *azureOverride
+	// now is nil except in tests (KalypsoProvider.now); Now reads it.
+	now func() time.Time
+}
+
+// Now is the time change_windows is decided at: the real clock, or a test's.
+func (d *ProviderData) Now() time.Time {
+	if d == nil || d.now == nil {
+		return time.Now()
+	}
+	return d.now()
 }
 
 // configuredProviderData is the body of every Configure: it returns the provider's data, or nil when
@@ -228,6 +241,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		Locations:      &delivery.Locations{},
 		LoopbackHTTP:   true, // until allow_loopback_http lands: loopback only, never other plain http hosts
 		azure:          p.azure,
+		now:            p.now,
 	}
 	data.GitTimeout = DefaultGitTimeout
 	if v := firstNonEmpty(cfg.GitTimeout.ValueString(), os.Getenv("KALYPSO_GIT_TIMEOUT")); v != "" {
