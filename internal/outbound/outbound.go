@@ -248,7 +248,8 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		b.err = bound(ErrTooLarge, "%s answered with more than %d bytes (the provider's cap on one answer); the server is broken or hostile", b.t.api, limit)
 		return n - int(b.read-limit), b.err
 	}
-	if err != nil && err != io.EOF {
+	if err != nil {
+		// Also on io.EOF: a body cut by the deadline may end as if it were whole.
 		err = b.t.timeoutError(b.ctx, b.parent, err)
 	}
 	return n, err
