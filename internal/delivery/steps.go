@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
 // Step is one named decision of a plan.
@@ -27,6 +28,7 @@ type Step struct {
 // Step names, in the order PlanSteps runs them.
 const (
 	StepIdentity  = "identity"
+	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
 	StepRender    = "render"
 	StepInspect   = "inspect"
@@ -34,19 +36,24 @@ const (
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
+	StepWindow    = "window"
 	StepSummary   = "summary"
 	StepDestroy   = "destroy"
 )
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
+//   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - render: the desired files (the render, or the files);
+//   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
+//   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
+//     it through (CheckWindow; the apply checks again);
 //   - summary: the Markdown summary of the change set (markdown.go).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
@@ -54,13 +61,16 @@ const (
 func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
+		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
 		{StepRender, planRender},
+		{StepWaves, planWaves},
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
+		{StepWindow, planWindow},
 		{StepSummary, planSummary},
 	}
 }
@@ -99,6 +109,8 @@ type Config struct {
 	SettingsKnown bool
 	// PullRequestUnknown is true while it is not known whether pull_request is set.
 	PullRequestUnknown bool
+	// Window is change_windows and break_glass (Window.Known false while either is unknown).
+	Window WindowConfig
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -131,6 +143,9 @@ type Rendered struct {
 	Stored *gitrepo.Tree
 	// ConfigKey fingerprints the render inputs (render mode; "" in files mode), for StampKeyFor.
 	ConfigKey string
+	// ClusterTypes are the labels of the render's cluster types (render mode; nil in files mode), for the
+	// waves' label selectors.
+	ClusterTypes map[string]map[string]string
 	// Workloads maps the render's deployment targets to their workloads (render mode; nil otherwise), for
 	// the Markdown summary.
 	Workloads map[string]string
@@ -191,6 +206,8 @@ type Planning struct {
 	Build string
 	// Renderer produces the desired files.
 	Renderer Renderer
+	// GitHub is the pull-request service (nil: GitHub is not read), for the open proposal of the state.
+	GitHub GitHub
 	// Phase, when set, is told how long each phase took (a log line).
 	Phase func(msg string, start time.Time, err error)
 	// Log, when set, records what the user need not see (a log line).
@@ -202,13 +219,17 @@ type Planning struct {
 	Prior *Prior
 	// Replacing names the attributes whose change forces a replacement ("" for none).
 	Replacing string
+	// Rollout is the rollout attribute (nil for none).
+	Rollout *Rollout
 
 	// ID is the planned id ("" while the location is not known).
 	ID string
 	// Move is the old side of a move (nil when the resource does not move).
 	Move *MovePlan
-	// Rendered is the desired files.
+	// Rendered is the desired files (with a rollout, narrowed to what this apply writes).
 	Rendered Rendered
+	// Waves is the rollout this plan decided (nil without a rollout, or while an input is unknown).
+	Waves *rollout.WavePlan
 	// Changes is the change set (nil while an input is unknown).
 	Changes *Plan
 	// Decision is what the plan keeps or leaves unknown besides the change set.
@@ -217,6 +238,11 @@ type Planning struct {
 	Markdown string
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+
+	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
+	// break-glass let through (nil for none).
+	Now            time.Time
+	BreakGlassUsed *BreakGlassRecord
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {

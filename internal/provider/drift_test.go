@@ -40,6 +40,7 @@ variable "github_token" {
 }
 
 provider "kalypso" {
+  allow_loopback_http = true # mockgithub and the smart-HTTP server are plain http on 127.0.0.1
   git_token        = var.github_token
   github_base_url  = var.github
   git_url_rewrites = { "https://github.com/org/" = var.rewrite }

@@ -29,12 +29,12 @@ type privateGetter interface {
 // planning converts the plan (nil on destroy) and the state (nil on create) for the engine's steps.
 func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitopsCommitModel, rend *planRenderer, diags *diag.Diagnostics) *delivery.Planning {
 	p := &delivery.Planning{
-		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(),
+		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(), Now: r.data.Now(),
 		Phase: func(msg string, start time.Time, err error) { phaseLog(ctx, msg, start, err) },
 		Log:   func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) },
 	}
 	if r.data != nil {
-		p.Locations = r.data.Locations
+		p.Locations, p.GitHub = r.data.Locations, r.data.GitHubClient
 	}
 	if plan != nil {
 		p.Git = r.client(plan)
@@ -42,9 +42,10 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			Resource: r.settings(ctx, plan, diags), RawPath: plan.Path.ValueString(),
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
-				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown(),
-			PullRequestUnknown: plan.PullRequest.IsUnknown(),
+				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
+			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 		}
+		p.Rollout = r.rolloutConfig(ctx, plan, diags)
 	}
 	if state != nil {
 		p.PriorGit = r.client(state)
@@ -91,6 +92,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
+	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
 	planDecision(ctx, p.Decision, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
@@ -140,7 +142,7 @@ func (pr *planRenderer) Desired(ctx context.Context, reuse bool) (delivery.Rende
 	if pr.diags.HasError() {
 		return delivery.Rendered{}, delivery.ErrReported
 	}
-	out := delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey}
+	out := delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}
 	if pr.d.summary != nil {
 		out.Workloads = pr.d.summary.Workloads
 	}
@@ -148,6 +150,9 @@ func (pr *planRenderer) Desired(ctx context.Context, reuse bool) (delivery.Rende
 }
 
 func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {
+	if !pr.m.Rollout.IsNull() {
+		return // the tree of what this apply writes, not the render's: another resource must not reuse it
+	}
 	pr.d.cached.rememberTree(t)
 	pr.r.keepRender(ctx, pr.d, t)
 }

@@ -278,6 +278,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
+			"change_windows": changeWindowsSchema(),
+			"break_glass":    breakGlassSchema(),
 			"pull_request_number": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request number in PR mode, in decimal (`\"42\"`): " +
 				"a string, as the counts are (see `changes_summary`)."},
 			"pull_request_url": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
@@ -285,6 +287,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Computed:            true,
 				MarkdownDescription: "`open`, `merged` or `closed` in PR mode (`none` when there was nothing to propose); null otherwise.",
 			},
+			"rollout":        gitopsRolloutAttribute(),
+			"rollout_status": gitopsRolloutStatusAttribute(),
 		},
 	}
 }
@@ -318,6 +322,7 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
 		settings.HeadBranch = known(prm.HeadBranch)
 	}
+	validateWindows(ctx, &cfg, &resp.Diagnostics)
 	for _, p := range delivery.CheckSettings(settings) {
 		resp.Diagnostics.AddAttributeError(attributePath(p.Attribute), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
@@ -367,7 +372,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	p.Replacing, p.BreakGlassUsed = replacedAttributes(resp.RequiresReplace), breakGlassUsed(ctx, req.Private)
 	err := delivery.RunPlan(ctx, p, steps)
 	for _, n := range p.Warnings {
 		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
@@ -400,6 +405,7 @@ func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRe
 }
 
 type privateSetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
@@ -412,7 +418,11 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	ctx = gitopsLogContext(ctx, &state)
 	s := r.settings(ctx, &state, &resp.Diagnostics)
 	req2 := s.RefreshRequest(wholeNumber(state.PullRequestNumber))
-	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
+	// With a rollout the branch holds the configured files and promoted commit only once the last wave is
+	// written; until then its other folders differ on purpose, and rollout_status says so. The refresh reads
+	// the tree (content_hash) but keeps the configured files and promoted commit.
+	rolling := !state.Rollout.IsNull()
+	if req2.Files = state.Render.IsNull() && !rolling; req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
 	start := time.Now()
@@ -451,7 +461,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if !gitopsKnown(state.BaseTreeID) { // imported: nothing was applied, the branch is the base of the next plan
 		state.BaseTreeID = state.ContentHash
 	}
-	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
+	if !rolling {
+		state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -516,6 +528,8 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
+		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
+		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -550,9 +564,23 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		return false
 	}
 	s := r.settings(ctx, &m, diags)
+	rolling := !m.Rollout.IsNull()
+	if rolling { // write the wave the plan wrote, and keep the other folders' bytes
+		files, promoted, err := s.HoldBack(ctx, r.client(&m), d.files, plannedWaves(ctx, m.RolloutStatus, diags))
+		if err != nil {
+			diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		}
+		if diags.HasError() {
+			return false
+		}
+		d.files, s.PromotedCommitID = files, promoted
+	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
 	if want.Built = d.cached.builtTree(); d.stored != nil {
 		want.Built = d.stored
+	}
+	if rolling {
+		want.Built = nil
 	}
 	tree, err := want.TreeID()
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
@@ -560,7 +588,14 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return false
 	}
+	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, diags)
+	if diags.HasError() {
+		return false
+	}
 	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
+	if breakGlass != nil {
+		req.Apply.Trailers = breakGlass.Trailers()
+	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
@@ -586,6 +621,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
+	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
 	var priorCommit, priorContent string
 	if prior != nil {
 		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
