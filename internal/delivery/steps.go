@@ -189,6 +189,8 @@ type Planning struct {
 	Config Config
 	// Prior is the state (nil on create).
 	Prior *Prior
+	// Replaces is, on the create of a forced replacement, the object it replaces (ParseReplaced; nil otherwise).
+	Replaces *Prior
 	// Replacing names the attributes whose change forces a replacement ("" for none).
 	Replacing string
 
@@ -246,8 +248,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 		p.repoKey(c.Resource.RepoURL) == p.repoKey(p.Prior.Resource.RepoURL) {
 		c.Resource.RepoURL = p.Prior.Resource.RepoURL
 	}
-	if c.LocationKnown() {
-		p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if !c.LocationKnown() {
+		return nil
+	}
+	p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if p.Replaces != nil {
+		return p.planReplacement()
 	}
 	return nil
 }
@@ -255,6 +261,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 // planDestroy is the only step of a destroy's plan: the warning of what it deletes, or the refusal.
 func planDestroy(ctx context.Context, p *Planning) error {
 	if p.Prior == nil {
+		return nil
+	}
+	if r := p.Prior.Resource; p.Locations.WasApplied(p.repoKey(r.RepoURL), r.Branch, r.Path) {
+		// create_before_destroy: the new object of a replacement wrote this location in this apply.
+		p.Warn("No file is deleted from the Git branch", fmt.Sprintf("kalypso_gitops_commit %s: the resource that replaces it was created at the same "+
+			"location in this apply and took the files over; destroying the old object deletes nothing.", p.Prior.ID))
 		return nil
 	}
 	return p.planRemoval(ctx, "destroying the resource")

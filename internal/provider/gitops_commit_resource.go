@@ -180,7 +180,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"deletion_protection": schema.BoolAttribute{
-				MarkdownDescription: "Refuse, at plan time, a destroy or a replacement that would delete files under `path`. Defaults to `true`: " +
+				MarkdownDescription: "Refuse, at plan time, a destroy or a move that would delete files under `path` (a replacement at the same location deletes nothing: the new object takes the files over). Defaults to `true`: " +
 					"clusters prune what leaves their folders, so removing a resource (or renaming it in the configuration) would remove every " +
 					"workload of the environment. The plan's error names the files per directory and the two ways out: `retain_on_destroy = true` " +
 					"keeps the files, or `deletion_protection = false`, applied first, allows the deletion. An unprotected destroy's plan warns " +
@@ -344,8 +344,8 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if plan != nil {
 		steps, rend.last = delivery.PlanSteps(), r.lastRender(ctx, req.Private, state)
 	}
-	p := r.planning(ctx, plan, state, rend, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	p := r.planning(ctx, plan, state, rend, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
 	p.Replacing = replacedAttributes(resp.RequiresReplace)
@@ -364,6 +364,16 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
+		return
+	}
+	var m gitopsCommitModel
+	if resp.Diagnostics.Append(resp.State.Get(ctx, &m)...); !resp.Diagnostics.HasError() && r.data != nil {
+		// With create_before_destroy, the replaced object's destroy comes next in this process: it finds
+		// its location taken over (delivery.Locations.WasApplied).
+		s := r.settings(ctx, &m, &resp.Diagnostics)
+		r.data.Locations.Applied(r.client(&m).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+	}
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -463,6 +473,10 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
+	if r.takenOver(ctx, req.Private, s, &state) {
+		tflog.Info(ctx, "nothing to write: the object that replaces this one takes the files under path over")
+		return
+	}
 	if deletionProtected(state) {
 		// The plan refused a protected destroy; a replacement forced with -replace reaches here unplanned.
 		m, err := delivery.PlanRemoval(ctx, r.client(&state), s)
