@@ -1,6 +1,6 @@
 # Policy for `terraform show -json <planfile>` (OPA 1.x, Rego v1): refuse a kalypso_gitops_commit
 # plan that deletes Kubernetes objects of a protected namespace, deletes too many files, or destroys
-# the resource. Run it with: opa eval -d gitops_commit.rego -i plan.json 'data.kalypso.gitops.deny'
+# the resource, or passes a closed change window by break-glass without a ticket. Run it with: opa eval -d gitops_commit.rego -i plan.json 'data.kalypso.gitops.deny'
 package kalypso.gitops
 
 # Namespaces whose objects no plan may delete.
@@ -47,4 +47,14 @@ deny contains msg if {
 	some rc in gitops_commits
 	"delete" in rc.change.actions
 	msg := sprintf("%s is destroyed, which deletes every file under its path", [rc.address])
+}
+
+# A break-glass lets a change through a closed change window (change_windows); it must name the
+# ticket that records why, which the commit then carries as its Kalypso-Ticket trailer.
+deny contains msg if {
+	some rc in gitops_commits
+	glass := rc.change.after.break_glass
+	glass != null
+	object.get(glass, "ticket", null) in {null, ""}
+	msg := sprintf("%s uses break_glass without a ticket", [rc.address])
 }

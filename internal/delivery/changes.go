@@ -120,6 +120,10 @@ type Plan struct {
 	Tree *gitrepo.Tree
 	// BranchExists is false when the plan creates the branch (create_branch).
 	BranchExists bool
+	// Withdraws is true in pull-request mode when the plan was made against the head branch of an open
+	// proposal and the base branch already holds the desired content: the apply writes nothing and closes
+	// the proposal (proposal.go).
+	Withdraws bool
 }
 
 // Empty reports whether applying changes nothing.

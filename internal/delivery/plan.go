@@ -105,6 +105,11 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 	}
 	p.Markers = append(append([]string(nil), ins.Markers...), p.Markers...)
 	sort.Strings(p.Markers)
+	if req.PullRequest && readBranch != req.Branch && !p.Empty() {
+		if p.Withdraws, err = withdraws(ctx, c, req, p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -113,6 +118,9 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 func CheckBranchGuards(path string, p *Plan, maxDeletePercent int) error {
 	if err := CheckOverlap(path, p.Markers); err != nil {
 		return &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
+	}
+	if p.Withdraws {
+		return nil // the deletions are the open proposal's: the base branch loses nothing
 	}
 	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), maxDeletePercent); err != nil {
 		return &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}

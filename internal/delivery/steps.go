@@ -32,7 +32,9 @@ const (
 	StepInspect   = "inspect"
 	StepGuards    = "guards"
 	StepOwnership = "ownership"
+	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
+	StepWindow    = "window"
 	StepDestroy   = "destroy"
 )
 
@@ -43,7 +45,10 @@ const (
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
-//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown.
+//   - proposal: what the apply does to the pull request the state records as open (proposal.go);
+//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
+//   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
+//     it through (CheckWindow; the apply checks again).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
@@ -55,7 +60,9 @@ func PlanSteps() []Step {
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
+		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
+		{StepWindow, planWindow},
 	}
 }
 
@@ -93,6 +100,8 @@ type Config struct {
 	SettingsKnown bool
 	// PullRequestUnknown is true while it is not known whether pull_request is set.
 	PullRequestUnknown bool
+	// Window is change_windows and break_glass (Window.Known false while either is unknown).
+	Window WindowConfig
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -106,6 +115,8 @@ type Prior struct {
 	ID, RawPath string
 	// ContentHash, CommitSHA and PullRequestState are the state's content_hash, commit_sha and pull_request_state.
 	ContentHash, CommitSHA, PullRequestState string
+	// PullRequestNumber is the state's pull_request_number (0 for none).
+	PullRequestNumber int
 	// Promoted is true when the state records a promoted_commit_id.
 	Promoted bool
 	// Retain and Protected are retain_on_destroy and deletion_protection as the state records them.
@@ -206,6 +217,11 @@ type Planning struct {
 	Decision PlanDecision
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+
+	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
+	// break-glass let through (nil for none).
+	Now            time.Time
+	BreakGlassUsed *BreakGlassRecord
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {

@@ -99,7 +99,7 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 	if d == nil {
 		d = &ProviderData{}
 	}
-	return githubpr.New(nil, d.GitHubBaseURL, d.GitToken, debugLog)
+	return githubpr.New(githubpr.Options{BaseURL: d.GitHubBaseURL, Token: d.GitToken, LoopbackHTTP: d.loopbackHTTP(), Debug: debugLog, Limits: d.APILimits})
 }
 
 // RemoveTemporaryCaches deletes the Git caches this process created in the temp dir because no cache_dir

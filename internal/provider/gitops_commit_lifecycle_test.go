@@ -363,6 +363,46 @@ func opaBinary() string {
 	return p
 }
 
+// opaOrSkip is opaBinary, skipping the test when there is none unless KALYPSO_REQUIRE_OPA is set.
+func opaOrSkip(t *testing.T) string {
+	t.Helper()
+	opa := opaBinary()
+	if opa == "" && os.Getenv("KALYPSO_REQUIRE_OPA") != "" {
+		t.Fatal("KALYPSO_REQUIRE_OPA is set but no opa binary was found (go install github.com/open-policy-agent/opa@v1.22.3)")
+	}
+	if opa == "" {
+		t.Skip("no opa binary: the policy is not evaluated (go install github.com/open-policy-agent/opa@v1.22.3)")
+	}
+	return opa
+}
+
+// policyDenies evaluates examples/policies/gitops_commit.rego with opa on `terraform show -json planFile`
+// and returns its deny messages, sorted.
+func (r *lifecycleRig) policyDenies(opa, planFile string) []string {
+	t := r.t
+	t.Helper()
+	js := r.tf.mustRun("show", "-json", planFile)
+	in := filepath.Join(r.work, planFile+".json")
+	if err := os.WriteFile(in, []byte(js), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(opa, "eval", "--format=json", "-d", filepath.Join("..", "..", "examples", "policies", "gitops_commit.rego"), "-i", in, "data.kalypso.gitops.deny").CombinedOutput()
+	if err != nil {
+		t.Fatalf("opa eval: %v\n%s", err, out)
+	}
+	var res struct {
+		Result []struct {
+			Expressions []struct{ Value []string } `json:"expressions"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Result) != 1 || len(res.Result[0].Expressions) != 1 {
+		t.Fatalf("opa eval output: %v\n%s", err, out)
+	}
+	got := res.Result[0].Expressions[0].Value
+	sort.Strings(got)
+	return got
+}
+
 // TestAccGitopsCommit_DeletesCarryContentForPolicy: a delete's diff in `terraform show -json` holds the
 // removed file's content and changes_counts the counts, so examples/policies/gitops_commit.rego denies a
 // plan that deletes a reconciler in kube-system, one that deletes too many files, and a destroy.
@@ -402,36 +442,8 @@ func TestAccGitopsCommit_DeletesCarryContentForPolicy(t *testing.T) {
 		t.Errorf("changes_counts %v", after.Counts)
 	}
 
-	opa := opaBinary()
-	if opa == "" && os.Getenv("KALYPSO_REQUIRE_OPA") != "" {
-		t.Fatal("KALYPSO_REQUIRE_OPA is set but no opa binary was found (go install github.com/open-policy-agent/opa@v1.22.3)")
-	}
-	if opa == "" {
-		t.Skip("no opa binary: the policy is not evaluated (go install github.com/open-policy-agent/opa@v1.22.3)")
-	}
-	deny := func(planFile string) []string {
-		t.Helper()
-		js := r.tf.mustRun("show", "-json", planFile)
-		in := filepath.Join(r.work, planFile+".json")
-		if err := os.WriteFile(in, []byte(js), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(opa, "eval", "--format=json", "-d", filepath.Join("..", "..", "examples", "policies", "gitops_commit.rego"), "-i", in, "data.kalypso.gitops.deny").CombinedOutput()
-		if err != nil {
-			t.Fatalf("opa eval: %v\n%s", err, out)
-		}
-		var res struct {
-			Result []struct {
-				Expressions []struct{ Value []string } `json:"expressions"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(out, &res); err != nil || len(res.Result) != 1 || len(res.Result[0].Expressions) != 1 {
-			t.Fatalf("opa eval output: %v\n%s", err, out)
-		}
-		got := res.Result[0].Expressions[0].Value
-		sort.Strings(got)
-		return got
-	}
+	opa := opaOrSkip(t)
+	deny := func(planFile string) []string { return r.policyDenies(opa, planFile) }
 	want := []string{
 		"kalypso_gitops_commit.test deletes 12 files, more than 10",
 		"kalypso_gitops_commit.test deletes clusters/drone/kube-system/reconciler.yaml, which holds objects in namespace kube-system",

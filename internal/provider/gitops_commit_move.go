@@ -33,6 +33,7 @@ func (r *GitopsCommitResource) removeOld(ctx context.Context, priorState tfsdk.S
 	}
 	from := r.settings(ctx, &prior, diags)
 	req := from.MoveRemovalRequest(rec.Tree, m.ID.ValueString())
+	req.Replaces = r.openProposal(ctx, &prior, diags) // proposed on the same head branch: updated in place, or closed
 	if _, err := delivery.Deliver(ctx, r.client(&prior), r.data.GitHubClient, req); err != nil {
 		diags.AddError("The old location of the moved resource was not emptied", fmt.Sprintf(
 			"kalypso_gitops_commit %s: the new location %s is written, but removing the files at the old location failed: %s. "+

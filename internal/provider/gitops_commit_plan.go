@@ -37,7 +37,7 @@ type privateGetter interface {
 // planning converts the plan (nil on destroy) and the state (nil on create) for the engine's steps.
 func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitopsCommitModel, rend *planRenderer, private privateGetter, diags *diag.Diagnostics) *delivery.Planning {
 	p := &delivery.Planning{
-		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(),
+		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(), Now: r.data.Now(),
 		Phase: func(msg string, start time.Time, err error) { phaseLog(ctx, msg, start, err) },
 		Log:   func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) },
 	}
@@ -51,7 +51,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
 				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown(),
-			PullRequestUnknown: plan.PullRequest.IsUnknown(),
+			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 		}
 	}
 	if state == nil && plan != nil {
@@ -63,7 +63,8 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 		p.Prior = &delivery.Prior{
 			Resource: r.settings(ctx, state, diags), ID: state.ID.ValueString(), RawPath: state.Path.ValueString(),
 			ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PullRequestState: state.PullRequestState.ValueString(),
-			Promoted: !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
+			PullRequestNumber: int(state.PullRequestNumber.ValueInt64()),
+			Promoted:          !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
 		}
 	}
 	return p

@@ -260,6 +260,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
+			"change_windows":      changeWindowsSchema(),
+			"break_glass":         breakGlassSchema(),
 			"pull_request_number": schema.Int64Attribute{Computed: true, MarkdownDescription: "Pull request number in PR mode."},
 			"pull_request_url":    schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
 			"pull_request_state": schema.StringAttribute{
@@ -299,6 +301,7 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
 		settings.HeadBranch = known(prm.HeadBranch)
 	}
+	validateWindows(ctx, &cfg, &resp.Diagnostics)
 	for _, p := range delivery.CheckSettings(settings) {
 		resp.Diagnostics.AddAttributeError(attributePath(p.Attribute), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
@@ -348,7 +351,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
-	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	p.Replacing, p.BreakGlassUsed = replacedAttributes(resp.RequiresReplace), breakGlassUsed(ctx, req.Private)
 	err := delivery.RunPlan(ctx, p, steps)
 	for _, n := range p.Warnings {
 		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
@@ -391,6 +394,7 @@ func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRe
 }
 
 type privateSetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
@@ -511,6 +515,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
+		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -555,12 +560,20 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return false
 	}
+	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, diags)
+	if diags.HasError() {
+		return false
+	}
 	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
+	if breakGlass != nil {
+		req.Apply.Trailers = breakGlass.Trailers()
+	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
 		}
 	}
+	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
@@ -577,6 +590,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
+	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
 	var priorCommit, priorContent string
 	if prior != nil {
 		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
@@ -607,7 +621,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 		if prior != nil {
 			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
-		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		pr := delivery.PullRequestAfter(res.PullRequest, res.Closed, before)
 		if pr.Number != 0 && pr.Number == before.Number {
 			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
 		}

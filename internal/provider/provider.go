@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -40,6 +41,9 @@ type KalypsoProvider struct {
 
 	// azure is nil except in tests (azureOverride).
 	azure *azureOverride
+	// now is nil except in tests: the clock change_windows is decided by. Only the provider factories
+	// set it; no configuration or environment variable can, so nobody leaves a freeze by moving a clock.
+	now func() time.Time
 }
 
 // setData records the provider's new configuration and evicts the Git client of the one it replaces.
@@ -100,12 +104,26 @@ type ProviderData struct {
 	GitTimeout time.Duration
 	// RenderLimits bound every render: its time, each template's time and output sizes.
 	RenderLimits RenderLimits
+	// LoopbackHTTP allows the token over plain http to loopback hosts (allow_loopback_http).
+	LoopbackHTTP bool
+	// APILimits bound every request to GitHub's REST API and Azure (api_request_timeout, ...).
+	APILimits outbound.Limits
 	// Locations are where the kalypso_gitops_commit resources of this plan deliver: two that overlap are
 	// refused at plan, even when both are new. Each Configure (each Terraform walk) starts afresh.
 	Locations *delivery.Locations
 
 	// azure is nil except in tests (azureOverride).
 	azure *azureOverride
+	// now is nil except in tests (KalypsoProvider.now); Now reads it.
+	now func() time.Time
+}
+
+// Now is the time change_windows is decided at: the real clock, or a test's.
+func (d *ProviderData) Now() time.Time {
+	if d == nil || d.now == nil {
+		return time.Now()
+	}
+	return d.now()
 }
 
 // configuredProviderData is the body of every Configure: it returns the provider's data, or nil when
@@ -221,7 +239,9 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
 		Locations:      &delivery.Locations{},
+		LoopbackHTTP:   true, // until allow_loopback_http lands: loopback only, never other plain http hosts
 		azure:          p.azure,
+		now:            p.now,
 	}
 	data.GitTimeout = DefaultGitTimeout
 	if v := firstNonEmpty(cfg.GitTimeout.ValueString(), os.Getenv("KALYPSO_GIT_TIMEOUT")); v != "" {
