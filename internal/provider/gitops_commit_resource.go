@@ -105,8 +105,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
 					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). On one branch " +
 					"of one repository the apply writes both sides in one commit; otherwise it writes the new location first, then removes the old one " +
-					"in a second commit. `deletion_protection` (as applied) and " +
-					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
+					"in a second commit. `deletion_protection` (as applied) applies to the old side, and " +
+					"`max_delete_percent` to the old files the new location does not write again; with `retain_on_destroy = true` the old files stay.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
 			"render": schema.SingleNestedAttribute{
