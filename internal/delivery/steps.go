@@ -27,6 +27,7 @@ type Step struct {
 // Step names, in the order PlanSteps runs them.
 const (
 	StepIdentity  = "identity"
+	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
 	StepRender    = "render"
 	StepInspect   = "inspect"
@@ -40,6 +41,7 @@ const (
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
+//   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - render: the desired files (the render, or the files);
 //   - inspect: the change set against the branch;
@@ -55,6 +57,7 @@ const (
 func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
+		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
 		{StepRender, planRender},
 		{StepInspect, planInspect},
@@ -191,6 +194,8 @@ type Planning struct {
 	Build string
 	// Renderer produces the desired files.
 	Renderer Renderer
+	// GitHub is the pull-request service (nil: GitHub is not read), for the open proposal of the state.
+	GitHub GitHub
 	// Phase, when set, is told how long each phase took (a log line).
 	Phase func(msg string, start time.Time, err error)
 	// Log, when set, records what the user need not see (a log line).
