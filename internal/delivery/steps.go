@@ -28,8 +28,10 @@ type Step struct {
 const (
 	StepIdentity  = "identity"
 	StepLocation  = "location"
+	StepRollback  = "rollback"
 	StepRender    = "render"
 	StepInspect   = "inspect"
+	StepHold      = "hold"
 	StepGuards    = "guards"
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
@@ -41,8 +43,11 @@ const (
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
 //   - location: the claim of the location in this plan, and the old side of a move;
-//   - render: the desired files (the render, or the files);
+//   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
+//   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - inspect: the change set against the branch;
+//   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
+//     is written (rollback.go);
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
@@ -56,8 +61,10 @@ func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
 		{StepLocation, planLocation},
+		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepInspect, planInspect},
+		{StepHold, planHold},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
@@ -102,6 +109,9 @@ type Config struct {
 	PullRequestUnknown bool
 	// Window is change_windows and break_glass (Window.Known false while either is unknown).
 	Window WindowConfig
+	// Rollback is the rollback attribute (nil when not set or not known); ReleaseHold is release_hold.
+	Rollback    *Rollback
+	ReleaseHold bool
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -220,6 +230,9 @@ type Planning struct {
 	// break-glass let through (nil for none).
 	Now            time.Time
 	BreakGlassUsed *BreakGlassRecord
+	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
+	Hold       *Hold
+	RolledBack *RolledBack
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -399,6 +412,9 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 // planRender asks the Renderer for the desired files. A render whose inputs are those of the last apply
 // may be skipped, except where promoted_commit_id lies under path: the recorded tree does not depend on it.
 func planRender(ctx context.Context, p *Planning) error {
+	if p.RolledBack != nil {
+		return nil // the rollback step set the desired files
+	}
 	reuse := false
 	if dir, err := gitrepo.CleanPath(p.Config.RawPath); err == nil && p.Prior != nil && p.Config.PathKnown {
 		_, under := (Resource{Path: dir}).PromotedUnderPath()

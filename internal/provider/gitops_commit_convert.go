@@ -57,6 +57,8 @@ type gitopsCommitModel struct {
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
 	ChangeWindows         types.Object `tfsdk:"change_windows"`
 	BreakGlass            types.Object `tfsdk:"break_glass"`
+	Rollback              types.Object `tfsdk:"rollback"`
+	ReleaseHold           types.Bool   `tfsdk:"release_hold"`
 }
 
 type gitopsPullRequestModel struct {
