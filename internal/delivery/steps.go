@@ -27,6 +27,7 @@ type Step struct {
 // Step names, in the order PlanSteps runs them.
 const (
 	StepIdentity  = "identity"
+	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
 	StepRollback  = "rollback"
 	StepRender    = "render"
@@ -42,6 +43,7 @@ const (
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
+//   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
 //   - render: the desired files (the render, or the files), unless a rollback set them;
@@ -60,6 +62,7 @@ const (
 func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
+		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
 		{StepRollback, planRollback},
 		{StepRender, planRender},
@@ -201,6 +204,8 @@ type Planning struct {
 	Build string
 	// Renderer produces the desired files.
 	Renderer Renderer
+	// GitHub is the pull-request service (nil: GitHub is not read), for the open proposal of the state.
+	GitHub GitHub
 	// Phase, when set, is told how long each phase took (a log line).
 	Phase func(msg string, start time.Time, err error)
 	// Log, when set, records what the user need not see (a log line).

@@ -34,7 +34,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 		Log:   func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) },
 	}
 	if r.data != nil {
-		p.Locations = r.data.Locations
+		p.Locations, p.GitHub = r.data.Locations, r.data.GitHubClient
 	}
 	if plan != nil {
 		p.Git = r.client(plan)

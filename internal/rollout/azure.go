@@ -90,9 +90,7 @@ func NewResourceGraphClient(cred azcore.TokenCredential, endpoint string, opts *
 	if opts.Retry.MaxRetryDelay == 0 || opts.Retry.MaxRetryDelay > limits.MaxRetryAfter {
 		opts.Retry.MaxRetryDelay = limits.MaxRetryAfter
 	}
-	if opts.Retry.TryTimeout == 0 {
-		opts.Retry.TryTimeout = limits.RequestTimeout
-	}
+	// No TryTimeout: the bounded transport's deadline per attempt covers the body and names its attribute.
 	// Throttling is the bounded transport's: azcore would wait out any Retry-After up to MaxRetryDelay
 	// on each of its retries (a 429 with Retry-After: 55 blocked a plan for 3m44s).
 	opts.Retry.StatusCodes = []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}

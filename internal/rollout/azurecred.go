@@ -42,7 +42,7 @@ func AzureCredential(kind string, getenv func(string) string, limits outbound.Li
 	limits = limits.WithDefaults()
 	client := azcore.ClientOptions{
 		Transport: BoundedTransport(nil, "the Azure token endpoint", "", limits),
-		Retry:     policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: limits.MaxRetryAfter, TryTimeout: limits.RequestTimeout},
+		Retry:     policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: limits.MaxRetryAfter},
 	}
 	if getenv == nil {
 		getenv = os.Getenv
