@@ -107,8 +107,8 @@ type Credential func(*http.Request)
 type Options struct {
 	// API names the service in errors ("the GitHub API").
 	API string
-	// Origin is the URL whose scheme, host and port the client may talk to with its credential and
-	// redirect within. Empty: any origin, without credential.
+	// Origin is the URL whose scheme, host and port receive Credential. Empty: no credential is added.
+	// Redirects are followed only within the first request's origin, whatever Origin is.
 	Origin string
 	// Credential, when set, is added to requests to Origin over https, or over plain http to a loopback
 	// host when LoopbackHTTP is true; never anywhere else.

@@ -41,7 +41,7 @@ var AzureCredentials = []string{AzureDefault, AzureEnvironment, AzureWorkloadIde
 func AzureCredential(kind string, getenv func(string) string, limits outbound.Limits) (azcore.TokenCredential, error) {
 	limits = limits.WithDefaults()
 	client := azcore.ClientOptions{
-		Transport: BoundedTransport(nil, "the Azure token endpoint", "", limits),
+		Transport: BoundedTransport(nil, "the Azure token endpoint", limits),
 		Retry:     policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: limits.MaxRetryAfter},
 	}
 	if getenv == nil {
