@@ -221,6 +221,8 @@ type Planning struct {
 	Config Config
 	// Prior is the state (nil on create).
 	Prior *Prior
+	// Replaces is, on the create of a forced replacement, the object it replaces (ParseReplaced; nil otherwise).
+	Replaces *Prior
 	// Replacing names the attributes whose change forces a replacement ("" for none).
 	Replacing string
 	// Rollout is the rollout attribute (nil for none).
@@ -290,8 +292,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 		p.repoKey(c.Resource.RepoURL) == p.repoKey(p.Prior.Resource.RepoURL) {
 		c.Resource.RepoURL = p.Prior.Resource.RepoURL
 	}
-	if c.LocationKnown() {
-		p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if !c.LocationKnown() {
+		return nil
+	}
+	p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if p.Replaces != nil {
+		return p.planReplacement()
 	}
 	return nil
 }
@@ -299,6 +305,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 // planDestroy is the only step of a destroy's plan: the warning of what it deletes, or the refusal.
 func planDestroy(ctx context.Context, p *Planning) error {
 	if p.Prior == nil {
+		return nil
+	}
+	if r := p.Prior.Resource; p.Locations.WasApplied(p.repoKey(r.RepoURL), r.Branch, r.Path) {
+		// create_before_destroy: the new object of a replacement wrote this location in this apply.
+		p.Warn("No file is deleted from the Git branch", fmt.Sprintf("kalypso_gitops_commit %s: the resource that replaces it was created at the same "+
+			"location in this apply and took the files over; destroying the old object deletes nothing.", p.Prior.ID))
 		return nil
 	}
 	return p.planRemoval(ctx, "destroying the resource")
@@ -378,6 +390,19 @@ type MovePlan struct {
 // Key is the key in changes of a file of the old location (OldKey).
 func (m *MovePlan) Key(rel string) string { return OldKey(m.From, m.SameBranch, m.SameRepo, rel) }
 
+// RootKey is the key in changes of a root-relative file of the old location (its ownership record, its
+// promoted-commit file), prefixed as OldKey prefixes.
+func (m *MovePlan) RootKey(name string) string {
+	switch {
+	case m.SameBranch:
+		return name
+	case m.SameRepo:
+		return m.From.Branch + ":" + name
+	default:
+		return m.From.RepoURL + "@" + m.From.Branch + ":" + name
+	}
+}
+
 // Record is the MoveRecord the plan keeps for the apply (nil when nothing is removed).
 func (m *MovePlan) Record() []byte {
 	if m == nil || m.Retain || m.Old.Gone {
@@ -412,7 +437,7 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 			return nil, Explain(stateID, err)
 		}
 	}
-	d := DecideMove(old, p.ID, retain, p.Prior.Protected, to.MaxDeletePercent)
+	d := DecideMove(old, p.ID, retain, p.Prior.Protected)
 	if d.Refusal != nil {
 		return nil, &Refusal{Attribute: "deletion_protection", Summary: "The move deletes files at the old location", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", stateID, d.Refusal)}
 	}
@@ -496,7 +521,27 @@ func planGuards(_ context.Context, p *Planning) error {
 	if err := CheckBranchGuards(p.Config.Resource.Path, p.Changes, p.Config.Resource.MaxDeletePercent); err != nil {
 		return Explain(p.ID, err)
 	}
+	if m := p.Move; m != nil && !m.Retain && !m.Old.Gone {
+		if err := CheckMoveDeletion(m.Old, p.ID, p.writes, p.Config.Resource.MaxDeletePercent); err != nil {
+			return &Refusal{Attribute: "max_delete_percent", Summary: "The move deletes files the new location does not write",
+				Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.Prior.ID, err)}
+		}
+	}
 	return p.checkStamp()
+}
+
+// writes reports whether the plan's desired tree holds the file rel (relative to the path): the files, or
+// the tree built or loaded for them. A tree recorded by the last apply stands for files it does not list:
+// it writes the old location's files again only when it is the same tree.
+func (p *Planning) writes(rel string) bool {
+	if f := p.Rendered.Files; f != nil {
+		_, ok := f[rel]
+		return ok
+	}
+	if t := p.Changes.Tree; t != nil {
+		return t.Has(rel)
+	}
+	return p.Move != nil && p.Move.Old.Tree == p.Changes.DesiredTree
 }
 
 // checkStamp refuses the plan when the last plan of the same configuration found the branch missing or
@@ -544,7 +589,7 @@ func planOutcome(ctx context.Context, p *Planning) error {
 	if p.Changes != nil {
 		p.Renderer.Keep(ctx, p.Changes.Tree)
 		if p.Move != nil {
-			p.Changes = p.Changes.WithMove(p.Move.Old, p.Move.Key, p.Config.Resource.MaxChanges, 0)
+			p.Changes = p.Changes.WithMove(p.Move, p.Config.Resource.MaxChanges, 0)
 		}
 	}
 	pr := p.Config.Resource.PullRequest != nil

@@ -105,8 +105,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
 					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). On one branch " +
 					"of one repository the apply writes both sides in one commit; otherwise it writes the new location first, then removes the old one " +
-					"in a second commit. `deletion_protection` (as applied) and " +
-					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
+					"in a second commit. `deletion_protection` (as applied) applies to the old side, and " +
+					"`max_delete_percent` to the old files the new location does not write again; with `retain_on_destroy = true` the old files stay.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
 			"render": schema.SingleNestedAttribute{
@@ -180,7 +180,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"deletion_protection": schema.BoolAttribute{
-				MarkdownDescription: "Refuse, at plan time, a destroy or a replacement that would delete files under `path`. Defaults to `true`: " +
+				MarkdownDescription: "Refuse, at plan time, a destroy or a move that would delete files under `path` (a replacement at the same location deletes nothing: the new object takes the files over). Defaults to `true`: " +
 					"clusters prune what leaves their folders, so removing a resource (or renaming it in the configuration) would remove every " +
 					"workload of the environment. The plan's error names the files per directory and the two ways out: `retain_on_destroy = true` " +
 					"keeps the files, or `deletion_protection = false`, applied first, allows the deletion. An unprotected destroy's plan warns " +
@@ -351,8 +351,8 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if plan != nil {
 		steps, rend.last = delivery.PlanSteps(), r.lastRender(ctx, req.Private, state)
 	}
-	p := r.planning(ctx, plan, state, rend, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	p := r.planning(ctx, plan, state, rend, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
 	p.Replacing = replacedAttributes(resp.RequiresReplace)
@@ -372,6 +372,16 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
+		return
+	}
+	var m gitopsCommitModel
+	if resp.Diagnostics.Append(resp.State.Get(ctx, &m)...); !resp.Diagnostics.HasError() && r.data != nil {
+		// With create_before_destroy, the replaced object's destroy comes next in this process: it finds
+		// its location taken over (delivery.Locations.WasApplied).
+		s := r.settings(ctx, &m, &resp.Diagnostics)
+		r.data.Locations.Applied(r.client(&m).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+	}
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -478,6 +488,10 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
+	if r.takenOver(ctx, req.Private, s, &state) {
+		tflog.Info(ctx, "nothing to write: the object that replaces this one takes the files under path over")
+		return
+	}
 	if deletionProtected(state) {
 		// The plan refused a protected destroy; a replacement forced with -replace reaches here unplanned.
 		m, err := delivery.PlanRemoval(ctx, r.client(&state), s)
