@@ -30,8 +30,10 @@ const (
 	StepIdentity  = "identity"
 	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
+	StepRollback  = "rollback"
 	StepRender    = "render"
 	StepInspect   = "inspect"
+	StepHold      = "hold"
 	StepGuards    = "guards"
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
@@ -45,9 +47,12 @@ const (
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
 //   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
-//   - render: the desired files (the render, or the files);
+//   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
+//   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
+//   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
+//     is written (rollback.go);
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
@@ -63,9 +68,11 @@ func PlanSteps() []Step {
 		{StepIdentity, planIdentity},
 		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
+		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepWaves, planWaves},
 		{StepInspect, planInspect},
+		{StepHold, planHold},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
@@ -111,6 +118,9 @@ type Config struct {
 	PullRequestUnknown bool
 	// Window is change_windows and break_glass (Window.Known false while either is unknown).
 	Window WindowConfig
+	// Rollback is the rollback attribute (nil when not set or not known); ReleaseHold is release_hold.
+	Rollback    *Rollback
+	ReleaseHold bool
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -245,6 +255,9 @@ type Planning struct {
 	// break-glass let through (nil for none).
 	Now            time.Time
 	BreakGlassUsed *BreakGlassRecord
+	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
+	Hold       *Hold
+	RolledBack *RolledBack
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -447,6 +460,9 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 // planRender asks the Renderer for the desired files. A render whose inputs are those of the last apply
 // may be skipped, except where promoted_commit_id lies under path: the recorded tree does not depend on it.
 func planRender(ctx context.Context, p *Planning) error {
+	if p.RolledBack != nil {
+		return nil // the rollback step set the desired files
+	}
 	reuse := false
 	if dir, err := gitrepo.CleanPath(p.Config.RawPath); err == nil && p.Prior != nil && p.Config.PathKnown {
 		_, under := (Resource{Path: dir}).PromotedUnderPath()

@@ -52,6 +52,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
 				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
 			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
+			Rollback: rollbackConfig(ctx, plan, diags), ReleaseHold: plan.ReleaseHold.ValueBool(),
 		}
 		p.Rollout = r.rolloutConfig(ctx, plan, diags)
 	}
@@ -113,8 +114,8 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 	d := rend.d
 	plan.RenderSummary = renderSummaryValue(plan, d.summary)
-	if d.reused != "" {
-		plan.RenderSummary = state.RenderSummary // same inputs, same render
+	if d.reused != "" || p.RolledBack != nil && state != nil {
+		plan.RenderSummary = state.RenderSummary // same inputs, same render; or no render (a rollback)
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)

@@ -280,6 +280,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"change_windows": changeWindowsSchema(),
 			"break_glass":    breakGlassSchema(),
+			"rollback":       rollbackSchema(),
+			"release_hold":   releaseHoldSchema(),
 			"pull_request_number": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request number in PR mode, in decimal (`\"42\"`): " +
 				"a string, as the counts are (see `changes_summary`)."},
 			"pull_request_url": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
@@ -372,7 +374,8 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
-	p.Replacing, p.BreakGlassUsed = replacedAttributes(resp.RequiresReplace), breakGlassUsed(ctx, req.Private)
+	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	privateFacts(ctx, req.Private, p)
 	err := delivery.RunPlan(ctx, p, steps)
 	for _, n := range p.Warnings {
 		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
@@ -544,6 +547,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
 		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
+		Rollback: types.ObjectNull(gitopsRollbackTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -568,7 +572,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
-	d := r.desiredFiles(ctx, &m, diags, nil)
+	d, rolledBack := r.applyDesired(ctx, &m, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -597,6 +601,11 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		want.Built = nil
 	}
 	tree, err := want.TreeID()
+	if err == nil && heldAtApply(ctx, &m, private, tree) {
+		tflog.Info(ctx, "nothing to write: a rollback holds the tree the configuration renders")
+		diags.Append(out.Set(ctx, &m)...)
+		return false
+	}
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
@@ -609,6 +618,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
 	if breakGlass != nil {
 		req.Apply.Trailers = breakGlass.Trailers()
+	}
+	if prior != nil {
+		rollbackRequest(&req, s, rolledBack, prior.CommitSHA.ValueString())
 	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
@@ -636,6 +648,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	}
 	d.record.Tree = contentHash
 	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
+	r.recordHold(ctx, rolledBack, prior, private, diags)
 	var priorCommit, priorContent string
 	if prior != nil {
 		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
