@@ -46,9 +46,13 @@ func (e *Error) Error() string { return e.Summary + ": " + e.Err.Error() }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// gitError wraps a Git error with its hint and attribute.
+// gitError wraps a Git error with its hint and attribute. summary says what failed; a missing
+// repository, a failed authentication and a missing branch are named instead (gitrepo.Problem).
 func gitError(summary string, err error) *Error {
 	hint, attr := ErrorHint(err)
+	if p := gitrepo.Problem(err); p != "" {
+		summary = p
+	}
 	return &Error{Attribute: attr, Summary: summary, Err: err, Hint: hint}
 }
 
@@ -91,11 +95,7 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 				"Nothing was written. Choose a path that is a directory or does not exist yet, or remove the file first", ins.PathFile, readBranch, displayPath(req.Desired.Path))}
 	}
 	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
-		hint := ""
-		if req.PullRequest {
-			hint = " In pull-request mode the base branch must exist."
-		}
-		return nil, &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(readBranch, ins.Branches), hint)}
+		return nil, missingBranch(readBranch, ins.Branches, req.PullRequest)
 	}
 	p, err := Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
 		return c.ReadBlobs(req.RepoURL, ids)
@@ -221,4 +221,13 @@ func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshReque
 		}
 	}
 	return out, nil
+}
+
+// missingBranch is the refusal of a plan whose branch does not exist (and may not be created).
+func missingBranch(branch string, branches []string, pullRequest bool) *Error {
+	hint := ""
+	if pullRequest {
+		hint = " In pull-request mode the base branch must exist."
+	}
+	return &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(branch, branches), hint)}
 }

@@ -26,22 +26,24 @@ type Step struct {
 
 // Step names, in the order PlanSteps runs them.
 const (
-	StepIdentity  = "identity"
-	StepOpenPR    = "open_pull_request"
-	StepLocation  = "location"
-	StepRender    = "render"
-	StepInspect   = "inspect"
-	StepGuards    = "guards"
-	StepOwnership = "ownership"
-	StepProposal  = "proposal"
-	StepOutcome   = "outcome"
-	StepWindow    = "window"
-	StepDestroy   = "destroy"
+	StepIdentity    = "identity"
+	StepOpenPR      = "open_pull_request"
+	StepDestination = "destination"
+	StepLocation    = "location"
+	StepRender      = "render"
+	StepInspect     = "inspect"
+	StepGuards      = "guards"
+	StepOwnership   = "ownership"
+	StepProposal    = "proposal"
+	StepOutcome     = "outcome"
+	StepWindow      = "window"
+	StepDestroy     = "destroy"
 )
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
 //   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
+//   - destination: a move's new location exists and may be read (destination.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - render: the desired files (the render, or the files);
 //   - inspect: the change set against the branch;
@@ -58,6 +60,7 @@ func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
 		{StepOpenPR, planOpenProposal},
+		{StepDestination, planDestination},
 		{StepLocation, planLocation},
 		{StepRender, planRender},
 		{StepInspect, planInspect},
@@ -173,7 +176,11 @@ func Explain(id string, err error) *Refusal {
 	var de *Error
 	if !errors.As(err, &de) {
 		hint, attribute := ErrorHint(err)
-		return &Refusal{Attribute: attribute, Summary: "Cannot deliver the files to Git", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)}
+		summary := "Cannot deliver the files to Git"
+		if p := gitrepo.Problem(err); p != "" {
+			summary = p
+		}
+		return &Refusal{Attribute: attribute, Summary: summary, Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)}
 	}
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
 	if de.Hint != "" {

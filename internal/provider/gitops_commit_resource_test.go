@@ -321,7 +321,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				PreConfig:   func() { srv.SetToken("rotated") },
 				Config:      cfg,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Cannot read the Git repository`),
+				ExpectError: regexp.MustCompile(`(?s)Git authentication failed.*git_token`),
 			},
 			{ // restored: the resource is still in state, nothing to do
 				PreConfig: func() { srv.SetToken(token) },
