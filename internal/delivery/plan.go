@@ -94,6 +94,9 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 			"%q is a file on branch %q, so path %q cannot be a directory there; the apply would delete that file, which no plan lists. "+
 				"Nothing was written. Choose a path that is a directory or does not exist yet, or remove the file first", ins.PathFile, readBranch, displayPath(req.Desired.Path))}
 	}
+	if ins.CaseTwin != "" {
+		return nil, caseTwinError(req.Desired.Path, ins.CaseTwin, readBranch)
+	}
 	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
 		return nil, missingBranch(readBranch, ins.Branches, req.PullRequest)
 	}
@@ -230,4 +233,13 @@ func missingBranch(branch string, branches []string, pullRequest bool) *Error {
 		hint = " In pull-request mode the base branch must exist."
 	}
 	return &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(branch, branches), hint)}
+}
+
+// caseTwinError refuses a path that differs from twin, a directory or file on the branch, only in letter
+// case (gitrepo.Inspection.CaseTwin).
+func caseTwinError(path, twin, branch string) *Error {
+	return &Error{Attribute: "path", Summary: "Paths that differ only in letter case", Err: fmt.Errorf(
+		"path %q and %q on branch %q differ only in letter case: a checkout on Windows or macOS (a cluster's, a reviewer's) holds one directory "+
+			"for both, so the two trees would mix there, and each apply would change the other's files. Nothing was written. Use the spelling "+
+			"the branch has (%q) or another name, or rename %q on the branch first", displayPath(path), twin, branch, twin, twin)}
 }
