@@ -33,6 +33,7 @@ const (
 	StepRender      = "render"
 	StepInspect     = "inspect"
 	StepGuards      = "guards"
+	StepReference   = "deletion_reference"
 	StepOwnership   = "ownership"
 	StepProposal    = "proposal"
 	StepOutcome     = "outcome"
@@ -48,6 +49,7 @@ const (
 //   - render: the desired files (the render, or the files);
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
+//   - deletion_reference: the mass deletion counted from the largest tree delivered (reference.go);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
@@ -65,6 +67,7 @@ func PlanSteps() []Step {
 		{StepRender, planRender},
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
+		{StepReference, planReference},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
@@ -123,6 +126,8 @@ type Prior struct {
 	ContentHash, CommitSHA, PullRequestState string
 	// PullRequestNumber is the state's pull_request_number (0 for none).
 	PullRequestNumber int
+	// DeletionReference is the state's deletion_reference (0 for none, reference.go).
+	DeletionReference int
 	// Promoted is true when the state records a promoted_commit_id.
 	Promoted bool
 	// Retain and Protected are retain_on_destroy and deletion_protection as the state records them.
@@ -227,6 +232,9 @@ type Planning struct {
 	Decision PlanDecision
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+	// Reference is the deletion_reference the apply records ("" when the plan does not set it: the change
+	// set is unknown, or the plan keeps the state's).
+	Reference string
 
 	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
 	// break-glass let through (nil for none).

@@ -55,6 +55,7 @@ type gitopsCommitModel struct {
 	PullRequestNumber     types.Int64  `tfsdk:"pull_request_number"`
 	PullRequestURL        types.String `tfsdk:"pull_request_url"`
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
+	DeletionReference     types.String `tfsdk:"deletion_reference"`
 	ChangeWindows         types.Object `tfsdk:"change_windows"`
 	BreakGlass            types.Object `tfsdk:"break_glass"`
 }

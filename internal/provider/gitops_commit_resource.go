@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -197,7 +198,9 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"max_delete_percent": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
-					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
+					"the signature of a mistyped environment name or selector. The share is also counted from `deletion_reference`, the largest number of files the "+
+					"resource has delivered there, so that a series of smaller deletions is refused as one would be. Defaults to %d; `100` disables the guard "+
+					"for that apply and resets `deletion_reference` to what it leaves.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
 				Optional:   true,
 				Validators: []validator.Number{validators.WholeNumber(0, 100)},
 			},
@@ -260,8 +263,15 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
-			"change_windows":      changeWindowsSchema(),
-			"break_glass":         breakGlassSchema(),
+			"change_windows": changeWindowsSchema(),
+			"break_glass":    breakGlassSchema(),
+			"deletion_reference": schema.StringAttribute{
+				MarkdownDescription: "How many files under `path` the mass-deletion guard (`max_delete_percent`) measures a change against: the largest number " +
+					"this resource has delivered there, so that a series of small deletions (20, 10, 5, 0 files) is refused as one large one would be. " +
+					"An apply with `max_delete_percent = 100` resets it to what that apply leaves, and a move starts it afresh at the new location. " +
+					"A decimal string, not a number: a number in the state makes `terraform plan -refresh-only -detailed-exitcode` report drift that is not there (hashicorp/terraform#36403).",
+				Computed: true,
+			},
 			"pull_request_number": schema.Int64Attribute{Computed: true, MarkdownDescription: "Pull request number in PR mode."},
 			"pull_request_url":    schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
 			"pull_request_state": schema.StringAttribute{
@@ -563,6 +573,17 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
+	}
+	if m.DeletionReference.IsUnknown() { // the plan did not know the change set
+		files := len(want.Files)
+		if want.Built != nil {
+			files = want.Built.Len()
+		}
+		priorRef := 0
+		if prior != nil && move == nil {
+			priorRef = delivery.ParseReference(prior.DeletionReference.ValueString())
+		}
+		m.DeletionReference = types.StringValue(strconv.Itoa(delivery.DeletionReference(priorRef, files, s.MaxDeletePercent)))
 	}
 	contentHash, baseTree := plan.Applied(tree)
 	m.ContentHash = types.StringValue(contentHash)
