@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
 // Step is one named decision of a plan.
@@ -47,6 +48,7 @@ const (
 //   - destination: a move's new location exists and may be read (destination.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - render: the desired files (the render, or the files);
+//   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - deletion_reference: the mass deletion counted from the largest tree delivered (reference.go);
@@ -65,6 +67,7 @@ func PlanSteps() []Step {
 		{StepDestination, planDestination},
 		{StepLocation, planLocation},
 		{StepRender, planRender},
+		{StepWaves, planWaves},
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
 		{StepReference, planReference},
@@ -145,6 +148,9 @@ type Rendered struct {
 	Stored *gitrepo.Tree
 	// ConfigKey fingerprints the render inputs (render mode; "" in files mode), for StampKeyFor.
 	ConfigKey string
+	// ClusterTypes are the labels of the render's cluster types (render mode; nil in files mode), for the
+	// waves' label selectors.
+	ClusterTypes map[string]map[string]string
 }
 
 // Renderer produces the desired files of a plan. The provider implements it: a render's diagnostics
@@ -219,13 +225,17 @@ type Planning struct {
 	Prior *Prior
 	// Replacing names the attributes whose change forces a replacement ("" for none).
 	Replacing string
+	// Rollout is the rollout attribute (nil for none).
+	Rollout *Rollout
 
 	// ID is the planned id ("" while the location is not known).
 	ID string
 	// Move is the old side of a move (nil when the resource does not move).
 	Move *MovePlan
-	// Rendered is the desired files.
+	// Rendered is the desired files (with a rollout, narrowed to what this apply writes).
 	Rendered Rendered
+	// Waves is the rollout this plan decided (nil without a rollout, or while an input is unknown).
+	Waves *rollout.WavePlan
 	// Changes is the change set (nil while an input is unknown).
 	Changes *Plan
 	// Decision is what the plan keeps or leaves unknown besides the change set.

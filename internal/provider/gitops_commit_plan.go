@@ -42,9 +42,10 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			Resource: r.settings(ctx, plan, diags), RawPath: plan.Path.ValueString(),
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
-				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown(),
+				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
 			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 		}
+		p.Rollout = r.rolloutConfig(ctx, plan, diags)
 	}
 	if state != nil {
 		p.PriorGit = r.client(state)
@@ -90,6 +91,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
+	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
 	planDecision(ctx, p.Decision, plan, state)
 	planReference(p, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {
@@ -140,10 +142,13 @@ func (pr *planRenderer) Desired(ctx context.Context, reuse bool) (delivery.Rende
 	if pr.diags.HasError() {
 		return delivery.Rendered{}, delivery.ErrReported
 	}
-	return delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey}, nil
+	return delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}, nil
 }
 
 func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {
+	if !pr.m.Rollout.IsNull() {
+		return // the tree of what this apply writes, not the render's: another resource must not reuse it
+	}
 	pr.d.cached.rememberTree(t)
 	pr.r.keepRender(ctx, pr.d, t)
 }

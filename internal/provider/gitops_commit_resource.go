@@ -278,6 +278,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Computed:            true,
 				MarkdownDescription: "`open`, `merged` or `closed` in PR mode (`none` when there was nothing to propose); null otherwise.",
 			},
+			"rollout":        gitopsRolloutAttribute(),
+			"rollout_status": gitopsRolloutStatusAttribute(),
 		},
 	}
 }
@@ -407,7 +409,11 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	ctx = gitopsLogContext(ctx, &state)
 	s := r.settings(ctx, &state, &resp.Diagnostics)
 	req2 := s.RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
-	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
+	// With a rollout the branch holds the configured files and promoted commit only once the last wave is
+	// written; until then its other folders differ on purpose, and rollout_status says so. The refresh reads
+	// the tree (content_hash) but keeps the configured files and promoted commit.
+	rolling := !state.Rollout.IsNull()
+	if req2.Files = state.Render.IsNull() && !rolling; req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
 	start := time.Now()
@@ -446,7 +452,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if !gitopsKnown(state.BaseTreeID) { // imported: nothing was applied, the branch is the base of the next plan
 		state.BaseTreeID = state.ContentHash
 	}
-	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
+	if !rolling {
+		state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -511,6 +519,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
+		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
@@ -546,9 +555,23 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		return false
 	}
 	s := r.settings(ctx, &m, diags)
+	rolling := !m.Rollout.IsNull()
+	if rolling { // write the wave the plan wrote, and keep the other folders' bytes
+		files, promoted, err := s.HoldBack(ctx, r.client(&m), d.files, plannedWaves(ctx, m.RolloutStatus, diags))
+		if err != nil {
+			diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		}
+		if diags.HasError() {
+			return false
+		}
+		d.files, s.PromotedCommitID = files, promoted
+	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
 	if want.Built = d.cached.builtTree(); d.stored != nil {
 		want.Built = d.stored
+	}
+	if rolling {
+		want.Built = nil
 	}
 	tree, err := want.TreeID()
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}

@@ -75,6 +75,8 @@ type KalypsoProviderModel struct {
 	RenderMaxOutputBytes   types.Int64  `tfsdk:"render_max_output_bytes"`
 	ConfigSchemaMaxDepth   types.Int64  `tfsdk:"config_schema_max_depth"`
 	ConfigSchemaMaxBytes   types.Int64  `tfsdk:"config_schema_max_bytes"`
+
+	TrustModel
 }
 
 // AuthorModel is the commit author identity.
@@ -106,6 +108,10 @@ type ProviderData struct {
 	RenderLimits RenderLimits
 	// LoopbackHTTP allows the token over plain http to loopback hosts (allow_loopback_http).
 	LoopbackHTTP bool
+	// GitCredentialHosts receive the token for URLs from repository content (git_credential_hosts).
+	GitCredentialHosts []string
+	// AllowLocalContent lets URLs from repository content name local repositories (allow_local_repositories_from_content).
+	AllowLocalContent bool
 	// APILimits bound every request to GitHub's REST API and Azure (api_request_timeout, ...).
 	APILimits outbound.Limits
 	// Locations are where the kalypso_gitops_commit resources of this plan deliver: two that overlap are
@@ -213,6 +219,9 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 		},
 	}
+	for name, a := range trustAttributes() {
+		resp.Schema.Attributes[name] = a
+	}
 	for _, l := range renderLimitSettings {
 		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming what exceeded it (the template and deployment target, or the config schema and whose it is) and this attribute; see SECURITY.md.", l.help, l.env, l.def)
 		if l.attr != render.AttrRenderTimeout && l.attr != render.AttrTemplateTimeout {
@@ -239,7 +248,6 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
 		Locations:      &delivery.Locations{},
-		LoopbackHTTP:   true, // until allow_loopback_http lands: loopback only, never other plain http hosts
 		azure:          p.azure,
 		now:            p.now,
 	}
@@ -262,6 +270,10 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 	data.RenderLimits = limits
+	configureTrust(ctx, cfg.TrustModel, data, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if !cfg.Author.IsNull() && !cfg.Author.IsUnknown() {
 		var author AuthorModel
 		resp.Diagnostics.Append(cfg.Author.As(ctx, &author, objectAsOptions)...)

@@ -94,8 +94,9 @@ func postFluxStatusTo(t *testing.T, gh *mockgithub.Server, repo, sha, cluster, s
 func promotionConfig(gh *mockgithub.Server, r promotionRepos, extra string) string {
 	return fmt.Sprintf(`
 provider "kalypso" {
-  github_base_url = %[1]q
-  git_token       = %[2]q
+  github_base_url     = %[1]q
+  git_token           = %[2]q
+  allow_loopback_http = true # mockgithub is plain http on 127.0.0.1
 }
 
 data "kalypso_rollout" "dev" {
