@@ -100,9 +100,19 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
 		return nil, missingBranch(readBranch, ins.Branches, req.PullRequest)
 	}
-	p, err := Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
-		return c.ReadBlobs(req.RepoURL, ids)
-	})
+	compute := func(ins *gitrepo.Inspection) (*Plan, error) {
+		return Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
+			return c.ReadBlobs(req.RepoURL, ids)
+		})
+	}
+	p, err := compute(ins)
+	if c.DiscardDamagedCache(ctx, req.RepoURL, err) {
+		// The inspection came from its record (or read the head only); the trees and blobs the change set
+		// needs were damaged in the cache. It is fetched again: read once more, as Inspect itself would.
+		if ins, err = inspect(readBranch); err == nil {
+			p, err = compute(ins)
+		}
+	}
 	if err != nil {
 		return nil, &Error{Summary: "Cannot compute the change set", Err: err}
 	}
