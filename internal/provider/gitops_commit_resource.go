@@ -269,6 +269,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "How many files under `path` the mass-deletion guard (`max_delete_percent`) measures a change against: the largest number " +
 					"this resource has delivered there, so that a series of small deletions (20, 10, 5, 0 files) is refused as one large one would be. " +
 					"An apply with `max_delete_percent = 100` resets it to what that apply leaves, and a move starts it afresh at the new location. " +
+					"Null after an import (no delivery yet) and in states written before it existed, until the next apply that changes files. " +
 					"A decimal string, not a number: a number in the state makes `terraform plan -refresh-only -detailed-exitcode` report drift that is not there (hashicorp/terraform#36403).",
 				Computed: true,
 			},
