@@ -31,8 +31,10 @@ const (
 	StepOpenPR      = "open_pull_request"
 	StepDestination = "destination"
 	StepLocation    = "location"
+	StepRollback    = "rollback"
 	StepRender      = "render"
 	StepInspect     = "inspect"
+	StepHold        = "hold"
 	StepGuards      = "guards"
 	StepReference   = "deletion_reference"
 	StepOwnership   = "ownership"
@@ -47,9 +49,12 @@ const (
 //   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - destination: a move's new location exists and may be read (destination.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
-//   - render: the desired files (the render, or the files);
+//   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
+//   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
+//   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
+//     is written (rollback.go);
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - deletion_reference: the mass deletion counted from the largest tree delivered (reference.go);
 //   - ownership: the claim of the desired tree;
@@ -66,9 +71,11 @@ func PlanSteps() []Step {
 		{StepOpenPR, planOpenProposal},
 		{StepDestination, planDestination},
 		{StepLocation, planLocation},
+		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepWaves, planWaves},
 		{StepInspect, planInspect},
+		{StepHold, planHold},
 		{StepGuards, planGuards},
 		{StepReference, planReference},
 		{StepOwnership, planOwnership},
@@ -114,6 +121,9 @@ type Config struct {
 	PullRequestUnknown bool
 	// Window is change_windows and break_glass (Window.Known false while either is unknown).
 	Window WindowConfig
+	// Rollback is the rollback attribute (nil when not set or not known); ReleaseHold is release_hold.
+	Rollback    *Rollback
+	ReleaseHold bool
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -223,6 +233,8 @@ type Planning struct {
 	Config Config
 	// Prior is the state (nil on create).
 	Prior *Prior
+	// Replaces is, on the create of a forced replacement, the object it replaces (ParseReplaced; nil otherwise).
+	Replaces *Prior
 	// Replacing names the attributes whose change forces a replacement ("" for none).
 	Replacing string
 	// Rollout is the rollout attribute (nil for none).
@@ -250,6 +262,9 @@ type Planning struct {
 	// break-glass let through (nil for none).
 	Now            time.Time
 	BreakGlassUsed *BreakGlassRecord
+	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
+	Hold       *Hold
+	RolledBack *RolledBack
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -292,8 +307,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 		p.repoKey(c.Resource.RepoURL) == p.repoKey(p.Prior.Resource.RepoURL) {
 		c.Resource.RepoURL = p.Prior.Resource.RepoURL
 	}
-	if c.LocationKnown() {
-		p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if !c.LocationKnown() {
+		return nil
+	}
+	p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if p.Replaces != nil {
+		return p.planReplacement()
 	}
 	return nil
 }
@@ -301,6 +320,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 // planDestroy is the only step of a destroy's plan: the warning of what it deletes, or the refusal.
 func planDestroy(ctx context.Context, p *Planning) error {
 	if p.Prior == nil {
+		return nil
+	}
+	if r := p.Prior.Resource; p.Locations.WasApplied(p.repoKey(r.RepoURL), r.Branch, r.Path) {
+		// create_before_destroy: the new object of a replacement wrote this location in this apply.
+		p.Warn("No file is deleted from the Git branch", fmt.Sprintf("kalypso_gitops_commit %s: the resource that replaces it was created at the same "+
+			"location in this apply and took the files over; destroying the old object deletes nothing.", p.Prior.ID))
 		return nil
 	}
 	return p.planRemoval(ctx, "destroying the resource")
@@ -380,6 +405,19 @@ type MovePlan struct {
 // Key is the key in changes of a file of the old location (OldKey).
 func (m *MovePlan) Key(rel string) string { return OldKey(m.From, m.SameBranch, m.SameRepo, rel) }
 
+// RootKey is the key in changes of a root-relative file of the old location (its ownership record, its
+// promoted-commit file), prefixed as OldKey prefixes.
+func (m *MovePlan) RootKey(name string) string {
+	switch {
+	case m.SameBranch:
+		return name
+	case m.SameRepo:
+		return m.From.Branch + ":" + name
+	default:
+		return m.From.RepoURL + "@" + m.From.Branch + ":" + name
+	}
+}
+
 // Record is the MoveRecord the plan keeps for the apply (nil when nothing is removed).
 func (m *MovePlan) Record() []byte {
 	if m == nil || m.Retain || m.Old.Gone {
@@ -414,7 +452,7 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 			return nil, Explain(stateID, err)
 		}
 	}
-	d := DecideMove(old, p.ID, retain, p.Prior.Protected, to.MaxDeletePercent)
+	d := DecideMove(old, p.ID, retain, p.Prior.Protected)
 	if d.Refusal != nil {
 		return nil, &Refusal{Attribute: "deletion_protection", Summary: "The move deletes files at the old location", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", stateID, d.Refusal)}
 	}
@@ -429,6 +467,9 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 // planRender asks the Renderer for the desired files. A render whose inputs are those of the last apply
 // may be skipped, except where promoted_commit_id lies under path: the recorded tree does not depend on it.
 func planRender(ctx context.Context, p *Planning) error {
+	if p.RolledBack != nil {
+		return nil // the rollback step set the desired files
+	}
 	reuse := false
 	if dir, err := gitrepo.CleanPath(p.Config.RawPath); err == nil && p.Prior != nil && p.Config.PathKnown {
 		_, under := (Resource{Path: dir}).PromotedUnderPath()
@@ -495,7 +536,27 @@ func planGuards(_ context.Context, p *Planning) error {
 	if err := CheckBranchGuards(p.Config.Resource.Path, p.Changes, p.Config.Resource.MaxDeletePercent); err != nil {
 		return Explain(p.ID, err)
 	}
+	if m := p.Move; m != nil && !m.Retain && !m.Old.Gone {
+		if err := CheckMoveDeletion(m.Old, p.ID, p.writes, p.Config.Resource.MaxDeletePercent); err != nil {
+			return &Refusal{Attribute: "max_delete_percent", Summary: "The move deletes files the new location does not write",
+				Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.Prior.ID, err)}
+		}
+	}
 	return p.checkStamp()
+}
+
+// writes reports whether the plan's desired tree holds the file rel (relative to the path): the files, or
+// the tree built or loaded for them. A tree recorded by the last apply stands for files it does not list:
+// it writes the old location's files again only when it is the same tree.
+func (p *Planning) writes(rel string) bool {
+	if f := p.Rendered.Files; f != nil {
+		_, ok := f[rel]
+		return ok
+	}
+	if t := p.Changes.Tree; t != nil {
+		return t.Has(rel)
+	}
+	return p.Move != nil && p.Move.Old.Tree == p.Changes.DesiredTree
 }
 
 // checkStamp refuses the plan when the last plan of the same configuration found the branch missing or
@@ -543,7 +604,7 @@ func planOutcome(ctx context.Context, p *Planning) error {
 	if p.Changes != nil {
 		p.Renderer.Keep(ctx, p.Changes.Tree)
 		if p.Move != nil {
-			p.Changes = p.Changes.WithMove(p.Move.Old, p.Move.Key, p.Config.Resource.MaxChanges, 0)
+			p.Changes = p.Changes.WithMove(p.Move, p.Config.Resource.MaxChanges, 0)
 		}
 	}
 	pr := p.Config.Resource.PullRequest != nil

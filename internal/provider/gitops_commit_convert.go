@@ -60,6 +60,8 @@ type gitopsCommitModel struct {
 	RolloutStatus         types.List   `tfsdk:"rollout_status"`
 	ChangeWindows         types.Object `tfsdk:"change_windows"`
 	BreakGlass            types.Object `tfsdk:"break_glass"`
+	Rollback              types.Object `tfsdk:"rollback"`
+	ReleaseHold           types.Bool   `tfsdk:"release_hold"`
 }
 
 type gitopsPullRequestModel struct {

@@ -106,8 +106,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
 					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). On one branch " +
 					"of one repository the apply writes both sides in one commit; otherwise it writes the new location first, then removes the old one " +
-					"in a second commit. `deletion_protection` (as applied) and " +
-					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
+					"in a second commit. `deletion_protection` (as applied) applies to the old side, and " +
+					"`max_delete_percent` to the old files the new location does not write again; with `retain_on_destroy = true` the old files stay.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
 			"render": schema.SingleNestedAttribute{
@@ -181,7 +181,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"deletion_protection": schema.BoolAttribute{
-				MarkdownDescription: "Refuse, at plan time, a destroy or a replacement that would delete files under `path`. Defaults to `true`: " +
+				MarkdownDescription: "Refuse, at plan time, a destroy or a move that would delete files under `path` (a replacement at the same location deletes nothing: the new object takes the files over). Defaults to `true`: " +
 					"clusters prune what leaves their folders, so removing a resource (or renaming it in the configuration) would remove every " +
 					"workload of the environment. The plan's error names the files per directory and the two ways out: `retain_on_destroy = true` " +
 					"keeps the files, or `deletion_protection = false`, applied first, allows the deletion. An unprotected destroy's plan warns " +
@@ -265,6 +265,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"change_windows": changeWindowsSchema(),
 			"break_glass":    breakGlassSchema(),
+			"rollback":       rollbackSchema(),
+			"release_hold":   releaseHoldSchema(),
 			"deletion_reference": schema.StringAttribute{
 				MarkdownDescription: "How many files under `path` the mass-deletion guard (`max_delete_percent`) measures a change against: the largest number " +
 					"this resource has delivered there, so that a series of small deletions (20, 10, 5, 0 files) is refused as one large one would be. " +
@@ -360,11 +362,12 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if plan != nil {
 		steps, rend.last = delivery.PlanSteps(), r.lastRender(ctx, req.Private, state)
 	}
-	p := r.planning(ctx, plan, state, rend, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	p := r.planning(ctx, plan, state, rend, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
-	p.Replacing, p.BreakGlassUsed = replacedAttributes(resp.RequiresReplace), breakGlassUsed(ctx, req.Private)
+	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	privateFacts(ctx, req.Private, p)
 	err := delivery.RunPlan(ctx, p, steps)
 	for _, n := range p.Warnings {
 		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
@@ -380,6 +383,16 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
+		return
+	}
+	var m gitopsCommitModel
+	if resp.Diagnostics.Append(resp.State.Get(ctx, &m)...); !resp.Diagnostics.HasError() && r.data != nil {
+		// With create_before_destroy, the replaced object's destroy comes next in this process: it finds
+		// its location taken over (delivery.Locations.WasApplied).
+		s := r.settings(ctx, &m, &resp.Diagnostics)
+		r.data.Locations.Applied(r.client(&m).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+	}
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -486,6 +499,10 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
+	if r.takenOver(ctx, req.Private, s, &state) {
+		tflog.Info(ctx, "nothing to write: the object that replaces this one takes the files under path over")
+		return
+	}
 	if deletionProtected(state) {
 		// The plan refused a protected destroy; a replacement forced with -replace reaches here unplanned.
 		m, err := delivery.PlanRemoval(ctx, r.client(&state), s)
@@ -522,6 +539,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
 		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
+		Rollback: types.ObjectNull(gitopsRollbackTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -546,7 +564,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
-	d := r.desiredFiles(ctx, &m, diags, nil)
+	d, rolledBack := r.applyDesired(ctx, &m, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -575,6 +593,11 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		want.Built = nil
 	}
 	tree, err := want.TreeID()
+	if err == nil && heldAtApply(ctx, &m, private, tree) {
+		tflog.Info(ctx, "nothing to write: a rollback holds the tree the configuration renders")
+		diags.Append(out.Set(ctx, &m)...)
+		return false
+	}
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
@@ -587,6 +610,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
 	if breakGlass != nil {
 		req.Apply.Trailers = breakGlass.Trailers()
+	}
+	if prior != nil {
+		rollbackRequest(&req, s, rolledBack, prior.CommitSHA.ValueString())
 	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
@@ -622,6 +648,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	}
 	d.record.Tree = contentHash
 	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
+	r.recordHold(ctx, rolledBack, prior, private, diags)
 	var priorCommit, priorContent string
 	if prior != nil {
 		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
