@@ -41,6 +41,7 @@ const (
 	StepProposal    = "proposal"
 	StepOutcome     = "outcome"
 	StepWindow      = "window"
+	StepSummary     = "summary"
 	StepDestroy     = "destroy"
 )
 
@@ -61,7 +62,8 @@ const (
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
 //   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
-//     it through (CheckWindow; the apply checks again).
+//     it through (CheckWindow; the apply checks again);
+//   - summary: the Markdown summary of the change set (markdown.go).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
@@ -82,6 +84,7 @@ func PlanSteps() []Step {
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
 		{StepWindow, planWindow},
+		{StepSummary, planSummary},
 	}
 }
 
@@ -161,6 +164,9 @@ type Rendered struct {
 	// ClusterTypes are the labels of the render's cluster types (render mode; nil in files mode), for the
 	// waves' label selectors.
 	ClusterTypes map[string]map[string]string
+	// Workloads maps the render's deployment targets to their workloads (render mode; nil otherwise), for
+	// the Markdown summary.
+	Workloads map[string]string
 }
 
 // Renderer produces the desired files of a plan. The provider implements it: a render's diagnostics
@@ -252,6 +258,8 @@ type Planning struct {
 	Changes *Plan
 	// Decision is what the plan keeps or leaves unknown besides the change set.
 	Decision PlanDecision
+	// Markdown is the summary of Changes for a pull-request comment or body ("" while Changes is nil).
+	Markdown string
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
 	// Reference is the deletion_reference the apply records ("" when the plan does not set it: the change
