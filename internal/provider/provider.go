@@ -312,6 +312,7 @@ func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewEnvironmentRenderDataSource,
 		NewControlPlaneDataSource,
 		NewRolloutDataSource,
+		NewFleetStatusDataSource,
 	}
 }
 
