@@ -168,7 +168,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"pull_request": schema.SingleNestedAttribute{
 				MarkdownDescription: "GitHub pull-request mode: the change is committed on top of `branch` to a stable head branch and proposed " +
 					"as one pull request, updated in place on later applies. Uses the provider's `github_base_url` and token; `repository_url` " +
-					"must be a GitHub URL.",
+					"must be a GitHub URL. The resource keeps at most one proposal open, and the plan warns before the apply changes one: a change " +
+					"reverted in the configuration before its pull request was merged closes it (`branch` already holds what the configuration asks " +
+					"for); a move to another branch or repository updates it to propose the removal at the old location, or closes it when nothing " +
+					"is left there; a new head branch or removing `pull_request` closes it. A pull request merged between plan and apply refuses the " +
+					"apply before anything is written: plan again.",
 				Optional: true,
 				Attributes: map[string]schema.Attribute{
 					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It may be neither `branch` nor the repository's default branch, and an existing one must have been written by the provider: its head commit carries the trailer `Kalypso-Head-Branch: <name>` that every commit the provider writes there carries, else the plan fails. Each new proposal moves it with a compare-and-swap push, never a force push, so a commit someone else pushed there is never dropped."},
