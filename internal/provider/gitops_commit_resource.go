@@ -460,8 +460,8 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	if ins.Gone != nil {
-		resp.Diagnostics.AddWarning("Git branch no longer exists",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s. The resource is removed from state; the next apply delivers the files again.", state.ID.ValueString(), ins.Gone))
+		summary, detail := delivery.GoneWarning(ins.Gone)
+		resp.Diagnostics.AddWarning(summary, fmt.Sprintf("kalypso_gitops_commit %s: %s. %s", state.ID.ValueString(), ins.Gone, detail))
 		resp.State.RemoveResource(ctx)
 		return
 	}
