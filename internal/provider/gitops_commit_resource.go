@@ -264,6 +264,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"break_glass":         breakGlassSchema(),
 			"rollback":            rollbackSchema(),
 			"release_hold":        releaseHoldSchema(),
+			"last_known_good":     lastKnownGoodSchema(),
 			"pull_request_number": schema.Int64Attribute{Computed: true, MarkdownDescription: "Pull request number in PR mode."},
 			"pull_request_url":    schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
 			"pull_request_state": schema.StringAttribute{
@@ -528,7 +529,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
 		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
-		Rollback: types.ObjectNull(gitopsRollbackTypes),
+		Rollback: types.ObjectNull(gitopsRollbackTypes), LastKnownGood: types.ObjectNull(gitopsLastKnownGoodTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -623,6 +624,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	}
 	if m.RenderSummary.IsUnknown() {
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
+	}
+	if m.LastKnownGood.IsUnknown() { // the plan could not tell (a create): the next plan reads it
+		m.LastKnownGood = types.ObjectNull(gitopsLastKnownGoodTypes)
 	}
 	d.record.Tree = contentHash
 	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
