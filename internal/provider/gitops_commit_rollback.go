@@ -31,8 +31,10 @@ func lastKnownGoodSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Computed: true,
 		MarkdownDescription: "With `rollout`: the last commit of `branch` whose tree under `path` every expected cluster reported healthy (on it or on a " +
-			"later commit), read from the rollout's sources at plan time among the `rollout.history` newest commits, and that tree's Git id " +
-			"(`content_hash`'s kind). Null without `rollout`, or when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores it.",
+			"later commit), read from the rollout's sources among the `rollout.history` newest commits, and that tree's Git id " +
+			"(`content_hash`'s kind). A plan that writes something updates it; a plan that writes nothing keeps it, so that it stays empty. " +
+			"Null without `rollout`, or when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores the commit the plan " +
+			"finds then, which it shows in the plan.",
 		Attributes: map[string]schema.Attribute{
 			"commit": schema.StringAttribute{Computed: true, MarkdownDescription: "The commit's full id."},
 			"tree":   schema.StringAttribute{Computed: true, MarkdownDescription: "The Git tree id of the managed files under `path` at that commit."},
@@ -41,12 +43,14 @@ func lastKnownGoodSchema() schema.SingleNestedAttribute {
 }
 
 // lastKnownGoodValue is last_known_good as the plan knows it: unknown with a rollout while the step did
-// not decide, null without one or when no commit qualifies.
-func lastKnownGoodValue(m *gitopsCommitModel, lkg *delivery.LastKnownGood, state *gitopsCommitModel) types.Object {
+// not decide, null without one or when no commit qualifies. A plan that writes nothing keeps the state's
+// value: every apply adds a commit nobody reported yet, and an attribute that moved with each report would
+// make the plan after every apply non-empty (drift detection runs exactly that plan).
+func lastKnownGoodValue(m *gitopsCommitModel, lkg *delivery.LastKnownGood, state *gitopsCommitModel, writes bool) types.Object {
 	switch {
 	case m.Rollout.IsNull():
 		return types.ObjectNull(gitopsLastKnownGoodTypes)
-	case lkg == nil && state != nil && !state.LastKnownGood.IsUnknown():
+	case state != nil && (lkg == nil || !writes) && !state.LastKnownGood.IsUnknown():
 		return state.LastKnownGood
 	case lkg == nil:
 		return types.ObjectUnknown(gitopsLastKnownGoodTypes)
