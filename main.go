@@ -42,8 +42,11 @@ func main() {
 // serve runs the plugin server until Terraform stops it, then removes the temporary Git caches of the
 // process (full clones that would otherwise pile up in the temp dir, one set per provider run).
 func serve(ctx context.Context, debug bool) error {
+	// What the process keeps between Terraform's calls (renders, Git clients, render stores, temporary
+	// Git caches) is built here, once, and handed to the provider.
+	caches := provider.NewCaches()
 	defer func() {
-		if err := provider.RemoveTemporaryCaches(); err != nil {
+		if err := caches.Close(); err != nil {
 			log.Printf("[WARN] removing temporary Git caches: %v", err)
 		}
 	}()
@@ -51,8 +54,8 @@ func serve(ctx context.Context, debug bool) error {
 	// StopProvider does not reach (internal/provider/interrupt.go). go-plugin ignores the signal otherwise.
 	interrupted, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	provider.SetProcessStop(interrupted)
-	return providerserver.Serve(ctx, provider.New(version), providerserver.ServeOpts{
+	caches.SetProcessStop(interrupted)
+	return providerserver.Serve(ctx, provider.New(version, caches), providerserver.ServeOpts{
 		Address: "registry.terraform.io/kalypso/kalypso",
 		Debug:   debug,
 	})

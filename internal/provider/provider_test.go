@@ -8,7 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
+// testCaches are the caches of the test binary's providers, built once as main.go builds the process's.
+var testCaches = NewCaches()
+
 // testAccProtoV6ProviderFactories runs the provider in-process for acceptance tests.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"kalypso": providerserver.NewProtocol6WithError(New("test")()),
+	"kalypso": providerserver.NewProtocol6WithError(New("test", testCaches)()),
 }
