@@ -85,7 +85,7 @@ output "hash" {
 // the render's 10 minutes. The bound is generous (2 minutes); the measured time is logged.
 func TestFunctionRenderStopsOnCtrlC(t *testing.T) {
 	t.Parallel()
-	tfBin, rc := providerUnderTerraform(t)
+	tfBin, env := providerUnderTerraform(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(slowRenderConfig), 0o600); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestFunctionRenderStopsOnCtrlC(t *testing.T) {
 	logPath := filepath.Join(dir, "trace.log")
 	cmd := exec.Command(tfBin, "plan", "-input=false", "-no-color")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_LOG=trace", "TF_LOG_PATH="+logPath)
+	cmd.Env = append(env, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_LOG=trace", "TF_LOG_PATH="+logPath)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -41,7 +41,7 @@ spec: {deploymentTargetSelector: {labelSelector: {matchLabels: {tier: web}}}, cl
 // the plan render again and show the change.
 func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 	t.Parallel()
-	tfBin, rc := providerUnderTerraform(t)
+	tfBin, env := providerUnderTerraform(t)
 	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
 	dir := t.TempDir()
 	writeConfig := func(manifests string) {
@@ -60,7 +60,7 @@ func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 	// run returns terraform's output, its exit code, and the number of renders the provider logged.
 	run := func(args ...string) (string, int, int) {
 		t.Helper()
-		out, code, log := runTerraform(t, tfBin, rc, dir, cache, args...)
+		out, code, log := runTerraform(t, tfBin, env, dir, cache, args...)
 		return out, code, renders(log)
 	}
 	const warning = "Unscheduled deployment targets"
@@ -114,13 +114,13 @@ func TestPlanReusesTheRenderOfTheLastApply(t *testing.T) {
 // runTerraform runs terraform in dir with the provider under test, its debug log on, and cache as the
 // user's cache directory (where the provider keeps its render store). It returns terraform's output, its
 // exit code and the provider's debug log.
-func runTerraform(t *testing.T, tfBin, rc, dir, cache string, args ...string) (out string, code int, log string) {
+func runTerraform(t *testing.T, tfBin string, env []string, dir, cache string, args ...string) (out string, code int, log string) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "tf.log")
 	// Options go before the positional arguments (a saved plan).
 	cmd := exec.Command(tfBin, append([]string{args[0], "-input=false", "-no-color"}, args[1:]...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "TF_LOG_PROVIDER=DEBUG", "TF_LOG_PATH="+logPath, "XDG_CACHE_HOME="+cache)
+	cmd.Env = append(env, "TF_IN_AUTOMATION=1", "TF_LOG_PROVIDER=DEBUG", "TF_LOG_PATH="+logPath, "XDG_CACHE_HOME="+cache)
 	b, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -150,7 +150,7 @@ func renders(log string) int {
 // applies. A plain `terraform apply` renders once: its apply walk reuses the tree of its plan walk.
 func TestApplyOfASavedPlanDoesNotRenderAgain(t *testing.T) {
 	t.Parallel()
-	tfBin, rc := providerUnderTerraform(t)
+	tfBin, env := providerUnderTerraform(t)
 	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
 	dir, cache := t.TempDir(), t.TempDir()
 	store := filepath.Join(cache, "terraform-provider-kalypso", "renders")
@@ -168,7 +168,7 @@ func TestApplyOfASavedPlanDoesNotRenderAgain(t *testing.T) {
 	}
 	run := func(args ...string) (string, int, string) {
 		t.Helper()
-		return runTerraform(t, tfBin, rc, dir, cache, args...)
+		return runTerraform(t, tfBin, env, dir, cache, args...)
 	}
 	const kept, loaded = "desired tree kept in the local render store", "desired tree loaded from the local render store"
 

@@ -7,17 +7,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	goplugin "github.com/hashicorp/go-plugin"
+
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-// providerUnderTerraform builds this provider and returns the terraform binary and a CLI configuration
-// that makes Terraform use the build. It skips the test without TF_ACC or terraform.
-func providerUnderTerraform(t *testing.T) (tfBin, rc string) {
+// providerUnderTerraform builds this provider and returns the terraform binary and the environment to run
+// it in: a CLI configuration that makes Terraform use the build, and a short directory for the plugin's
+// Unix socket (pluginSocketDir). It skips the test without TF_ACC or terraform.
+func providerUnderTerraform(t *testing.T) (tfBin string, env []string) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("set TF_ACC=1: builds the provider and runs terraform")
@@ -31,11 +35,31 @@ func providerUnderTerraform(t *testing.T) (tfBin, rc string) {
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	rc = filepath.Join(work, "terraformrc")
+	rc := filepath.Join(work, "terraformrc")
 	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return tfBin, rc
+	// Clipped: each caller's append copies it instead of sharing one backing array.
+	return tfBin, slices.Clip(append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, goplugin.EnvUnixSocketDir+"="+pluginSocketDir(t)))
+}
+
+// pluginSocketDir is a directory for the provider's Unix socket with a short path. go-plugin creates the
+// socket under PLUGIN_UNIX_SOCKET_DIR, else under TMPDIR, and a socket's path must fit in 104 (macOS) or
+// 108 (Linux) bytes: a test's TMPDIR of 60 characters, or macOS's default /var/folders/..., leaves too
+// little room for <dir>/plugin<n>/plugin<n>, and terraform then reports "Unrecognized remote plugin
+// message". /tmp is used when TMPDIR is longer than that.
+func pluginSocketDir(t *testing.T) string {
+	t.Helper()
+	base := os.TempDir()
+	if fi, err := os.Stat("/tmp"); len(base) > len("/tmp") && err == nil && fi.IsDir() {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "kp") //nolint:usetesting // t.TempDir() is under TMPDIR, the long path this avoids
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // TestProviderProcessRemovesItsTemporaryGitCache runs the real provider binary under the real terraform
@@ -44,7 +68,7 @@ func providerUnderTerraform(t *testing.T) (tfBin, rc string) {
 // dir. With cache_dir set, the clone is kept there, which shows that the run did fill a cache.
 func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 	t.Parallel()
-	tfBin, rc := providerUnderTerraform(t)
+	tfBin, env := providerUnderTerraform(t)
 	root := t.TempDir()
 	gitserver.NewSeededRepo(t, root, "cp.git", "main", map[string]string{
 		"cluster-types/large.yaml": "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: large\nspec:\n  reconciler: arc-flux\n  namespaceService: default\n",
@@ -62,7 +86,7 @@ func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 		}
 		cmd := exec.Command(tfBin, "plan", "-input=false", "-no-color")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TMPDIR="+tmp, "TF_IN_AUTOMATION=1")
+		cmd.Env = append(env, "TMPDIR="+tmp, "TF_IN_AUTOMATION=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "n = 1") {
 			t.Fatalf("terraform plan: %v\n%s", err, out)
@@ -94,7 +118,7 @@ func TestProviderProcessRemovesItsTemporaryGitCache(t *testing.T) {
 // a regression from hanging the suite.
 func TestCtrlCStopsARunawayTemplate(t *testing.T) {
 	t.Parallel()
-	tfBin, rc := providerUnderTerraform(t)
+	tfBin, env := providerUnderTerraform(t)
 	const av = "apiVersion: scheduler.kalypso.io/v1alpha1\n"
 	manifests := av + "kind: ClusterType\nmetadata:\n  name: large\nspec:\n  reconciler: runaway\n  namespaceService: default\n---\n" +
 		av + "kind: WorkloadRegistration\nmetadata:\n  name: app\nspec:\n  workspace: team\n  workload: {repo: https://example.com/app, branch: main, path: .}\n---\n" +
@@ -110,7 +134,7 @@ func TestCtrlCStopsARunawayTemplate(t *testing.T) {
 	}
 	cmd := exec.Command(tfBin, "plan", "-input=false", "-no-color")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1")
+	cmd.Env = append(env, "TF_IN_AUTOMATION=1")
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -78,12 +78,35 @@ JSON
 cp -r examples/tutorial "$demo/tutorial"
 cd "$demo/tutorial"
 
+# Prints a plan's summary: the resource lines and the Plan: line, then each warning the first time the
+# demo meets it, with its text. Every plan of the tutorial repeats some (Template "arc-flux" writes Flux
+# apiVersions current Flux no longer serves); the full plans in .demo/plan-stage-*.txt keep them all.
+seen_warnings="$demo/warnings-seen"
+: >"$seen_warnings"
+summarize_plan() {
+  grep -E "^  # |^Plan:|^No changes" "$1" || true
+  # One line per warning: its title, a tab, its text without the source location.
+  awk '
+    function flush() { if (title != "") { gsub(/[ \t\n]+/, " ", text); sub(/^ /, "", text); sub(/ $/, "", text); print title "\t" text }; title = "" }
+    /^(Warning|Error): / { flush(); if ($0 !~ /development overrides/) { title = $0; text = "" }; next }
+    title == "" { next }
+    /^  (with |on )/ || /^ *[0-9]+: / || /^\(and .* more similar warnings? elsewhere\)/ { next }
+    { text = text " " $0 }
+    END { flush() }
+  ' "$1" | while IFS=$'\t' read -r title text; do
+    grep -qxF "$title" "$seen_warnings" && continue
+    echo "$title" >>"$seen_warnings"
+    echo "$title"
+    fold -s -w 100 <<<"$text" | sed 's/^/    /'
+  done
+}
+
 titles=("" "onboard an application" "Dev scheduling policies" "promote to Stage" "a DATABASE_URL for west-us on Stage" "add a cluster type to Stage")
 for stage in 1 2 3 4 5; do
   echo
   echo "================ stage $stage: ${titles[$stage]} ================"
   "$tf" plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage="$stage" -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
-  grep -E "^  # |^Plan:|^No changes|^Warning: " plan.txt | grep -v "development overrides" || true
+  summarize_plan plan.txt
   if [ "$stage" = 4 ]; then
     # The plan shows the change set against the branch: here one file of Stage, as a unified diff.
     echo "-- the planned change of kalypso_gitops_commit.stage[0]:"
@@ -106,8 +129,9 @@ plan6() {
   "$tf" plan -input=false -no-color -var-file="$demo/local.tfvars.json" -var stage=6 -out=tfplan >plan.txt 2>&1 || { cat plan.txt; exit 1; }
   "$tf" show -json tfplan >plan.json
   cp plan.txt "$demo/plan-stage-6-$1.txt"
-  grep -E "^  # |^Plan:|^No changes|^Warning: " plan.txt | grep -v "development overrides" || true
+  summarize_plan plan.txt
   echo "-- promotion: $(jq -c '.output_changes.promotion.after | {moves, reason}' plan.json)"
+  ! grep -q "@(none)" plan.txt || fail "the plan names an empty commit (@(none)): $(grep "@(none)" plan.txt)"
 }
 # The planned action of an address ("absent" when the plan does not list it).
 action() { jq -r --arg a "$1" '[.resource_changes[] | select(.address == $a) | .change.actions | join(",")] | first // "absent"' plan.json; }
@@ -202,3 +226,5 @@ for branch in dev stage; do
 done
 echo
 echo "==> stage: Promoted_Commit_Id = $(git --git-dir="$demo/repos/gitops.git" show stage:.github/tracking/Promoted_Commit_Id)"
+echo
+echo "==> demo passed: stages 1 to 5 applied, and Stage was promoted only after Dev's cluster reported success (main@${cp0:0:7} -> main@${cp1:0:7})"

@@ -113,13 +113,17 @@ type Plan struct {
 	DesiredTree string
 	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
 	BaseTree string
-	// Markers lists the directories below the path (root-relative) that hold another resource's ownership
-	// record; Compute finds them among the files it would delete.
+	// Markers lists the directories (root-relative) that hold another resource's ownership record: Compute
+	// finds those below the path among the files it would delete, ReadBranch adds those above it.
 	Markers []string
 	// Tree is the desired tree built from the files (nil for a RecordedTree), for Desired.Built.
 	Tree *gitrepo.Tree
 	// BranchExists is false when the plan creates the branch (create_branch).
 	BranchExists bool
+	// Withdraws is true in pull-request mode when the plan was made against the head branch of an open
+	// proposal and the base branch already holds the desired content: the apply writes nothing and closes
+	// the proposal (proposal.go).
+	Withdraws bool
 }
 
 // Empty reports whether applying changes nothing.

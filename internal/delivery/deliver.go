@@ -27,6 +27,10 @@ type DeliverRequest struct {
 	PromotedCommitID string
 	// Removal is true for the apply of a destroy: the pull request says so, whatever title is configured.
 	Removal bool
+	// Replaces is the proposal the state records as open (nil for none). The apply refuses to write when it
+	// was merged since the plan, and closes it afterwards unless it is the pull request the apply opened or
+	// updated (proposal.go).
+	Replaces *Proposal
 }
 
 // DeliverResult is what an apply did.
@@ -34,11 +38,29 @@ type DeliverResult struct {
 	Git gitrepo.ApplyResult
 	// PullRequest is the opened or updated pull request; nil in direct mode or when there was nothing to propose.
 	PullRequest *githubpr.PR
+	// Closed is DeliverRequest.Replaces once closed, when it is in the repository written (nil otherwise).
+	Closed *githubpr.PR
 }
 
 // Deliver performs the change (one commit, none when nothing changes) and, in pull-request mode, opens or
 // updates the one pull request of the head branch.
 func Deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverRequest) (DeliverResult, error) {
+	if err := checkNotMerged(ctx, gh, req.Replaces); err != nil {
+		return DeliverResult{}, err
+	}
+	out, err := deliver(ctx, c, gh, req)
+	if err != nil {
+		return out, err
+	}
+	closed, err := closeReplaced(ctx, c, gh, req, out.PullRequest)
+	if closed != nil && c.RepositoryKey(req.Replaces.RepoURL) == c.RepositoryKey(req.Apply.RepoURL) {
+		out.Closed = closed
+	}
+	return out, err
+}
+
+// deliver is Deliver without the replaced proposal.
+func deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverRequest) (DeliverResult, error) {
 	res, err := c.Apply(ctx, req.Apply)
 	if err != nil {
 		return DeliverResult{Git: res}, gitError("Cannot deliver the files to Git", err)

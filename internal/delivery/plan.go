@@ -52,9 +52,11 @@ func gitError(summary string, err error) *Error {
 	return &Error{Attribute: attr, Summary: summary, Err: err, Hint: hint}
 }
 
-// PlanAgainstBranch reads the branch and returns the change set, or the guard that refuses it. It never
-// writes to the repository.
-func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan, error) {
+// ReadBranch reads the branch and computes the change set, refusing what makes it meaningless: a head
+// branch the resource may not write, a branch changed since the refresh, a path that is a file, a
+// missing branch. Plan.Markers lists every other resource's ownership record above or below the path.
+// It never writes to the repository.
+func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan, error) {
 	inspect := func(branch string) (*gitrepo.Inspection, error) {
 		return c.Inspect(ctx, branchInspection(req.RepoURL, branch, req.Desired.Path, false))
 	}
@@ -101,15 +103,29 @@ func PlanAgainstBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) 
 	if err != nil {
 		return nil, &Error{Summary: "Cannot compute the change set", Err: err}
 	}
-	markers := append(append([]string(nil), ins.Markers...), p.Markers...)
-	sort.Strings(markers)
-	if err := CheckOverlap(req.Desired.Path, markers); err != nil {
-		return nil, &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
-	}
-	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), req.MaxDeletePercent); err != nil {
-		return nil, &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
+	p.Markers = append(append([]string(nil), ins.Markers...), p.Markers...)
+	sort.Strings(p.Markers)
+	if req.PullRequest && readBranch != req.Branch && !p.Empty() {
+		if p.Withdraws, err = withdraws(ctx, c, req, p); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
+}
+
+// CheckBranchGuards refuses a change set p of the path that overlaps another resource's path (its
+// Markers) or deletes more than maxDeletePercent of the files under it.
+func CheckBranchGuards(path string, p *Plan, maxDeletePercent int) error {
+	if err := CheckOverlap(path, p.Markers); err != nil {
+		return &Error{Attribute: "path", Summary: "Overlapping paths on one branch", Err: fmt.Errorf("%w. Nothing was written", err)}
+	}
+	if p.Withdraws {
+		return nil // the deletions are the open proposal's: the base branch loses nothing
+	}
+	if err := CheckMassDeletion(p.CurrentFiles, p.Deleted(), maxDeletePercent); err != nil {
+		return &Error{Attribute: "max_delete_percent", Summary: "The change deletes most files under path", Err: fmt.Errorf("%w. Nothing was written", err)}
+	}
+	return nil
 }
 
 // branchInspection is what a refresh and a plan read of a branch under path: the same request, so that the

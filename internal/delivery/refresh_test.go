@@ -6,7 +6,6 @@ package delivery
 import (
 	"context"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,7 +27,9 @@ func TestRefresh_PullRequest(t *testing.T) {
 	gitserver.Git(t, "", nil, "--git-dir", repo, "branch", "kalypso/main", "main")
 	gitserver.Commit(t, repo, "kalypso/main", "proposal", map[string]string{"clusters/a.yaml": "proposed\n"}, nil)
 	gh := mockgithub.Start(t, token)
-	github := func() (*githubpr.Service, error) { return githubpr.New(http.DefaultClient, gh.BaseURL(), token, nil) }
+	github := func() (*githubpr.Service, error) {
+		return githubpr.New(githubpr.Options{BaseURL: gh.BaseURL(), Token: token, LoopbackHTTP: true})
+	}
 	svc, _ := github()
 	ctx := context.Background()
 	if _, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{Owner: "org", Repo: "fleet", Base: "main", Head: "kalypso/main", Title: "t"}); err != nil {
@@ -85,7 +86,7 @@ func TestRefresh_ThePlanReusesTheRefreshsRead(t *testing.T) {
 	}
 	// The render was reused (RecordedTree): the plan needs the branch's managed tree and root files only.
 	want := r.Desired(nil, got.ManagedTree, false)
-	p, err := PlanAgainstBranch(ctx, c, r.PlanRequest(want, got.ManagedTree, ""))
+	p, err := ReadBranch(ctx, c, r.PlanRequest(want, got.ManagedTree, ""))
 	if err != nil {
 		t.Fatalf("the plan read the branch again: %v", err)
 	}

@@ -176,10 +176,13 @@ type PullRequestRecord struct {
 // PullRequestAfter is what the state records after an apply in pull-request mode: the pull request the
 // apply opened or updated; when it had nothing to propose (the base already holds the desired content),
 // the prior one, or none.
-func PullRequestAfter(opened *githubpr.PR, prior PullRequestRecord) PullRequestRecord {
+func PullRequestAfter(opened, closed *githubpr.PR, prior PullRequestRecord) PullRequestRecord {
 	switch {
 	case opened != nil:
 		return PullRequestRecord{Number: opened.Number, URL: opened.URL, State: opened.State}
+	case closed != nil:
+		// The apply closed the proposal it had nothing left for (Deliver): the next refresh reads it closed.
+		return PullRequestRecord{Number: closed.Number, URL: closed.URL, State: closed.State}
 	case prior.Number == 0:
 		return PullRequestRecord{State: PullRequestNone}
 	case prior.State == "":

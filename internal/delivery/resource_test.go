@@ -245,16 +245,20 @@ func TestPullRequestAfter(t *testing.T) {
 	t.Parallel()
 	opened := &githubpr.PR{Number: 7, URL: "https://github.com/org/fleet/pull/7", State: githubpr.StateOpen}
 	prior := PullRequestRecord{Number: 3, URL: "https://github.com/org/fleet/pull/3", State: githubpr.StateMerged}
-	if got := PullRequestAfter(opened, prior); got != (PullRequestRecord{7, opened.URL, githubpr.StateOpen}) {
+	if got := PullRequestAfter(opened, nil, prior); got != (PullRequestRecord{7, opened.URL, githubpr.StateOpen}) {
 		t.Errorf("opened or updated: %+v", got)
 	}
-	if got := PullRequestAfter(nil, PullRequestRecord{}); got != (PullRequestRecord{State: PullRequestNone}) {
+	if got := PullRequestAfter(nil, nil, PullRequestRecord{}); got != (PullRequestRecord{State: PullRequestNone}) {
 		t.Errorf("nothing proposed, no pull request before: %+v", got)
 	}
-	if got := PullRequestAfter(nil, prior); got != prior {
+	if got := PullRequestAfter(nil, nil, prior); got != prior {
 		t.Errorf("nothing proposed: the prior pull request stays recorded, got %+v", got)
 	}
-	if got := PullRequestAfter(nil, PullRequestRecord{Number: 3, URL: prior.URL}); got.State != PullRequestNone || got.Number != 3 {
+	if got := PullRequestAfter(nil, nil, PullRequestRecord{Number: 3, URL: prior.URL}); got.State != PullRequestNone || got.Number != 3 {
 		t.Errorf("a prior pull request of unknown state: %+v", got)
+	}
+	closed := &githubpr.PR{Number: 3, URL: prior.URL, State: githubpr.StateClosed}
+	if got := PullRequestAfter(nil, closed, PullRequestRecord{Number: 3, URL: prior.URL, State: githubpr.StateOpen}); got != (PullRequestRecord{3, prior.URL, githubpr.StateClosed}) {
+		t.Errorf("nothing proposed, the open proposal closed: %+v", got)
 	}
 }

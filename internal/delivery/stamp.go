@@ -52,6 +52,16 @@ func StampKey(id, priorCommit, priorTree, config string) string {
 	return fmt.Sprintf("%x", sha256.Sum256([]byte(id+"\n"+priorCommit+"\n"+priorTree+"\n"+config)))
 }
 
+// StampKeyFor is the StampKey of a plan of resource id from the state's commit and tree ("" on create),
+// with render inputs configKey, or in files mode ("" configKey) desired tree tree: the files are the
+// configuration.
+func StampKeyFor(id, priorCommit, priorTree, configKey, tree string) string {
+	if configKey == "" {
+		configKey = tree
+	}
+	return StampKey(id, priorCommit, priorTree, configKey)
+}
+
 // CheckStamp refuses a plan that shows other values than the last plan with the same key (prev, nil for
 // none) because the branch that plan was to create exists now, or because another provider build made
 // it: Terraform would report only "Provider produced inconsistent final plan" when this is the plan it

@@ -17,9 +17,10 @@ import (
 type DebugFunc func(ctx context.Context, msg string, fields map[string]any)
 
 // debugTransport reports every GitHub REST request: method, host and path, status, GitHub's request id,
-// the rate limit left, and how long it took. It sits below the token: go-github adds the Authorization
-// header in a wrapper around this transport, and no header is ever read here except GitHub's response
-// headers named below; the query string (which holds branch names, never credentials) is left out too.
+// the rate limit left, and how long it took. It sits below the token (outbound adds the Authorization
+// header above it), no header is read here except GitHub's response headers named below, and those are
+// sanitized (a server may echo the token in them); the query string (branch names, never credentials)
+// is left out.
 type debugTransport struct {
 	base  http.RoundTripper
 	debug DebugFunc
@@ -38,10 +39,10 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp != nil {
 		fields["status"] = resp.StatusCode
 		if id := resp.Header.Get("X-GitHub-Request-Id"); id != "" {
-			fields["request_id"] = id
+			fields["request_id"] = t.scrub.Limit(128).String(id)
 		}
 		if left := resp.Header.Get("X-RateLimit-Remaining"); left != "" {
-			fields["rate_limit_remaining"] = left
+			fields["rate_limit_remaining"] = t.scrub.Limit(32).String(left)
 		}
 	}
 	if err != nil {
@@ -49,21 +50,4 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	t.debug(req.Context(), "github request", fields)
 	return resp, err
-}
-
-// withDebug returns a copy of c (nil: a default client) whose requests are reported to debug.
-func withDebug(c *http.Client, debug DebugFunc, scrub sanitize.Sanitizer) *http.Client {
-	if debug == nil {
-		return c
-	}
-	out := &http.Client{}
-	if c != nil {
-		*out = *c
-	}
-	base := out.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	out.Transport = &debugTransport{base: base, debug: debug, scrub: scrub}
-	return out
 }

@@ -26,7 +26,7 @@ func TestDebugEventsNameRequestsTimingsButNoToken(t *testing.T) {
 	const token, wrong = "gh-debug-SECRET-0815", "gh-debug-WRONG-4242"
 	srv := mockgithub.Start(t, token)
 	rec := &debugrec.Recorder{}
-	svc, err := githubpr.New(nil, srv.BaseURL(), token, rec.Record)
+	svc, err := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: token, LoopbackHTTP: true, Debug: rec.Record})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestDebugEventsNameRequestsTimingsButNoToken(t *testing.T) {
 	if _, _, err := svc.Ensure(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	refused, err := githubpr.New(nil, srv.BaseURL(), wrong, rec.Record)
+	refused, err := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: wrong, LoopbackHTTP: true, Debug: rec.Record})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
@@ -32,25 +33,69 @@ type Service struct {
 	gh    *github.Client
 	debug DebugFunc
 	// scrub sanitizes GitHub's answers (error messages from response bodies) where they enter.
-	scrub sanitize.Sanitizer
+	scrub  sanitize.Sanitizer
+	limits outbound.Limits
 }
 
-// New returns a Service for baseURL ("" = https://api.github.com/; a GHES URL such as
-// https://ghe.example.com/api/v3/ otherwise) authenticated with token (may be empty). Each REST request
-// is reported to debug when it is not nil.
-func New(httpClient *http.Client, baseURL, token string, debug DebugFunc) (*Service, error) {
-	scrub := sanitize.New(token)
-	gh := github.NewClient(withDebug(httpClient, debug, scrub))
-	if token != "" {
-		gh = gh.WithAuthToken(token)
+// DefaultBaseURL is GitHub.com's REST API.
+const DefaultBaseURL = "https://api.github.com/"
+
+// Options configure a Service.
+type Options struct {
+	// HTTPClient supplies the transport below the provider's bounds (nil: the default transport); tests
+	// use it to trust a local server's certificate.
+	HTTPClient *http.Client
+	// BaseURL is the REST API: "" for https://api.github.com/, a GHES URL such as
+	// https://ghe.example.com/api/v3/ otherwise.
+	BaseURL string
+	// Token authenticates (may be empty). It is sent only to BaseURL's scheme, host and port, over https,
+	// or over plain http to a loopback host when LoopbackHTTP is set; never across a redirect to another host.
+	Token        string
+	LoopbackHTTP bool
+	// Debug receives each REST request when it is not nil.
+	Debug DebugFunc
+	// Limits bound every request (outbound.Limits; zero fields take the defaults).
+	Limits outbound.Limits
+}
+
+// New returns a Service. Every request is bounded by o.Limits (outbound.NewClient): a deadline per
+// attempt that covers the body, a cap on the body, Retry-After honoured up to a bound, and no redirect
+// to another origin.
+func New(o Options) (*Service, error) {
+	scrub := sanitize.New(o.Token)
+	base := o.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
 	}
-	if baseURL != "" {
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("invalid GitHub base URL %q: want an http(s) URL such as https://ghe.example.com/api/v3/", base)
+	}
+	var below http.RoundTripper
+	if o.HTTPClient != nil {
+		below = o.HTTPClient.Transport
+	}
+	if o.Debug != nil {
+		if below == nil {
+			below = http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // net/http's default is a *http.Transport
+		}
+		below = &debugTransport{base: below, debug: o.Debug, scrub: scrub}
+	}
+	var credential outbound.Credential
+	if o.Token != "" {
+		token := o.Token
+		credential = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
+	}
+	client := outbound.NewClient(outbound.Options{
+		API: "the GitHub API", Origin: base, Credential: credential, LoopbackHTTP: o.LoopbackHTTP, Limits: o.Limits, Base: below,
+	})
+	gh := github.NewClient(client)
+	if o.BaseURL != "" {
 		var err error
-		if gh, err = gh.WithEnterpriseURLs(baseURL, baseURL); err != nil {
-			return nil, fmt.Errorf("invalid GitHub base URL %q: %w", baseURL, err)
+		if gh, err = gh.WithEnterpriseURLs(o.BaseURL, o.BaseURL); err != nil {
+			return nil, fmt.Errorf("invalid GitHub base URL %q: %w", o.BaseURL, err)
 		}
 	}
-	return &Service{gh: gh, debug: debug, scrub: scrub}, nil
+	return &Service{gh: gh, debug: o.Debug, scrub: scrub, limits: o.Limits.WithDefaults()}, nil
 }
 
 // ParseRepo extracts owner and repository name from an https, ssh or scp-style GitHub URL.

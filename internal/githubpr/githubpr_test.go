@@ -18,7 +18,7 @@ import (
 func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 	t.Parallel()
 	srv := mockgithub.Start(t, "gh-token")
-	svc, err := githubpr.New(nil, srv.BaseURL(), "gh-token", nil)
+	svc, err := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: "gh-token", LoopbackHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestEnsure_MockGitHubAPI_CreateUpdateInPlaceLabelsMerged(t *testing.T) {
 func TestEnsure_MockGitHubAPI_BadTokenFails(t *testing.T) {
 	t.Parallel()
 	srv := mockgithub.Start(t, "right")
-	svc, _ := githubpr.New(nil, srv.BaseURL(), "wrong", nil)
+	svc, _ := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: "wrong", LoopbackHTTP: true})
 	_, _, err := svc.Ensure(context.Background(), githubpr.EnsureRequest{Owner: "o", Repo: "r", Base: "main", Head: "kalypso/main", Title: "t"})
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("err = %v", err)
@@ -134,5 +134,41 @@ func TestDescribe_MoveOnOneBranch(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
+	}
+}
+
+// The GitHub API is a mock (mockgithub). Close withdraws an open proposal with the reason in its body,
+// leaves a closed one alone, and refuses a merged one with ErrMerged.
+func TestClose_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	srv := mockgithub.Start(t, "gh-token")
+	svc, err := githubpr.New(githubpr.Options{BaseURL: srv.BaseURL(), Token: "gh-token", LoopbackHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := githubpr.EnsureRequest{Owner: "org", Repo: "fleet", Base: "main", Head: "kalypso/main", Title: "t", Body: "b"}
+	pr, _, err := svc.Ensure(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.Close(ctx, "org", "fleet", pr.Number, "Closed: nothing left to propose.")
+	if err != nil || got.State != githubpr.StateClosed {
+		t.Fatalf("close: %+v, %v", got, err)
+	}
+	if prs := srv.PRs("org/fleet"); len(prs) != 1 || prs[0].State != "closed" || prs[0].Merged || prs[0].Body != "b\n\n---\nClosed: nothing left to propose.\n" {
+		t.Fatalf("server state: %+v", prs)
+	}
+	patches := srv.CallCount("PATCH ")
+	if got, err := svc.Close(ctx, "org", "fleet", pr.Number, "again"); err != nil || got.State != githubpr.StateClosed || srv.CallCount("PATCH ") != patches {
+		t.Fatalf("closing a closed pull request: %+v, %v, %d PATCH", got, err, srv.CallCount("PATCH ")-patches)
+	}
+	pr, _, _ = svc.Ensure(ctx, req)
+	srv.SetState("org/fleet", pr.Number, true)
+	if got, err := svc.Close(ctx, "org", "fleet", pr.Number, "x"); !errors.Is(err, githubpr.ErrMerged) || got.State != githubpr.StateMerged {
+		t.Fatalf("closing a merged pull request: %+v, %v", got, err)
+	}
+	if _, err := svc.Close(ctx, "org", "fleet", 99, "x"); !errors.Is(err, githubpr.ErrNotFound) {
+		t.Fatalf("closing a missing pull request: %v", err)
 	}
 }

@@ -31,11 +31,11 @@ func TestGitHubAnswersAreSanitized(t *testing.T) {
 	t.Cleanup(srv.Close)
 	var mu sync.Mutex
 	var events []string
-	svc, err := githubpr.New(nil, srv.URL+"/api/v3/", token, func(_ context.Context, msg string, fields map[string]any) {
+	svc, err := githubpr.New(githubpr.Options{BaseURL: srv.URL + "/api/v3/", Token: token, LoopbackHTTP: true, Debug: func(_ context.Context, msg string, fields map[string]any) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, fmt.Sprint(msg, fields))
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 )
 
 // Status is one commit status.
@@ -29,16 +31,31 @@ var ErrMalformed = errors.New("malformed answer")
 // ErrTooMany means a commit holds more statuses than the caller allows.
 var ErrTooMany = errors.New("too many statuses")
 
+// statusesPerPage is the page size asked for; GitHub serves at most 100 statuses a page.
+const statusesPerPage = 100
+
+// ErrEndlessPages means a paginated answer did not end within the pages its size allows.
+var ErrEndlessPages = errors.New("endless pagination")
+
 // ListStatuses returns every status of ref, newest first, with who posted it (GitHub's "list commit
 // statuses for a reference", all pages; the combined status names no creator). More than maxContexts
 // distinct contexts, or more than maxStatuses statuses, is ErrTooMany before the remaining pages are read:
 // a context pattern that matches every CI check, a flapping reporter or a hostile server must not make a
-// plan read without end.
-func (s *Service) ListStatuses(ctx context.Context, owner, repo, ref string, maxContexts, maxStatuses int) ([]Status, error) {
+// plan read without end. The whole read is bounded by the Service's read timeout (api_read_timeout), and
+// its pages by what maxStatuses needs (maxStatuses/100 pages, plus two): a page without statuses that still
+// links a next one, or more pages than that, is ErrEndlessPages.
+func (s *Service) ListStatuses(ctx context.Context, owner, repo, ref string, maxContexts, maxStatuses int) (_ []Status, err error) {
+	parent := ctx
+	ctx, cancel := outbound.ReadContext(ctx, s.limits)
+	defer cancel()
+	defer func() {
+		err = outbound.ReadError(ctx, parent, err, "the commit statuses of "+owner+"/"+repo+"@"+ref, s.limits)
+	}()
+	maxPages := maxStatuses/statusesPerPage + 2
 	var out []Status
 	contexts := map[string]bool{}
-	opts := &github.ListOptions{PerPage: 100}
-	for {
+	opts := &github.ListOptions{PerPage: statusesPerPage}
+	for n := 1; ; n++ {
 		page, resp, err := s.gh.Repositories.ListStatuses(ctx, owner, repo, ref, opts)
 		if err != nil {
 			return nil, s.wrap(err, "read the commit statuses of %s/%s@%s", owner, repo, ref)
@@ -65,6 +82,14 @@ func (s *Service) ListStatuses(ctx context.Context, owner, repo, ref string, max
 		}
 		if resp == nil || resp.NextPage == 0 {
 			return out, nil
+		}
+		if len(page) == 0 {
+			return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: page %d holds no status but links page %d; the status API is broken or hostile, and this limit has no setting",
+				owner, repo, ref, ErrEndlessPages, n, resp.NextPage)
+		}
+		if n >= maxPages {
+			return nil, fmt.Errorf("read the commit statuses of %s/%s@%s: %w: the status API still linked a next page after %d pages (%d statuses), more than %d statuses need at %d a page; "+
+				"it is broken or hostile, and this limit has no setting", owner, repo, ref, ErrEndlessPages, n, len(out), maxStatuses, statusesPerPage)
 		}
 		opts.Page = resp.NextPage
 	}

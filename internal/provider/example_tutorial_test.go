@@ -399,6 +399,7 @@ func TestAccExampleTutorial_promotionStage_MockGitHubAPI(t *testing.T) {
 	stays := "stage stays at main@" + cp0[:7]
 
 	// Dev renders main's new registration; nothing reported yet, so Stage stays, with both warnings.
+	devBefore := gitserver.Head(t, gitops, "dev")
 	p := tf.plan(varFile, 6)
 	if c := p.changes(t, "kalypso_gitops_commit.dev")["drone/podinfo-functional-test/reconciler.yaml"]; c.Action != "create" {
 		t.Errorf("dev: podinfo's functional-test reconciler is not created: %+v", c)
@@ -409,10 +410,20 @@ func TestAccExampleTutorial_promotionStage_MockGitHubAPI(t *testing.T) {
 	if moves, reason := p.promotion(t); moves || !strings.HasSuffix(reason, "(0 clusters reported, 1 expected); "+stays) {
 		t.Errorf("no report: moves %v, reason %q", moves, reason)
 	}
-	for _, w := range []string{"Warning: No cluster reported", "Warning: Promotion to stage held"} {
-		if !strings.Contains(tf.lastPlan, w) {
+	// Dev's head, written at stage 2 without promoted_commit_id, is named as such (never "main@(none)"), and
+	// the warning names the repository whose statuses were read.
+	if _, reason := p.promotion(t); !strings.HasPrefix(reason, "dev's GitOps head "+devBefore[:7]+" carries no promoted commit (no .github/tracking/Promoted_Commit_Id): ") {
+		t.Errorf("no report: reason %q does not name dev's head %s", reason, devBefore[:7])
+	}
+	plan := strings.Join(strings.Fields(tf.lastPlan), " ") // terraform wraps diagnostics
+	for _, w := range []string{"Warning: No cluster reported", "Warning: Promotion to stage held",
+		"The statuses were read from the GitHub repository microsoft/kalypso-gitops;"} {
+		if !strings.Contains(plan, w) {
 			t.Errorf("no report: the plan lacks %q", w)
 		}
+	}
+	if strings.Contains(plan, "(none)") {
+		t.Errorf("no report: the plan names an empty commit:\n%s", tf.lastPlan)
 	}
 	tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
 	devHead := gitserver.Head(t, gitops, "dev")

@@ -98,7 +98,7 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 	if d == nil {
 		d = &ProviderData{}
 	}
-	return githubpr.New(nil, d.GitHubBaseURL, d.GitToken, debugLog)
+	return githubpr.New(githubpr.Options{BaseURL: d.GitHubBaseURL, Token: d.GitToken, LoopbackHTTP: d.loopbackHTTP(), Debug: debugLog, Limits: d.APILimits})
 }
 
 // RenderStoreDir is where kalypso_gitops_commit keeps the desired trees its plans render, for the apply in

@@ -10,7 +10,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -146,21 +145,12 @@ func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types
 
 // deliveryDiag reports a delivery.Error (or a bare Git error) at its attribute, with what to do.
 func deliveryDiag(id string, err error) diag.Diagnostic {
-	var de *delivery.Error
-	if !errors.As(err, &de) {
-		return gitErrorDiag("Cannot deliver the files to Git", id, err)
-	}
-	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
-	if de.Hint != "" {
-		detail += "\n\n" + de.Hint
-	}
-	return attributeDiag(de.Attribute, de.Summary, detail)
+	return refusalDiag(delivery.Explain(id, err))
 }
 
-// gitErrorDiag turns a gitrepo error into a diagnostic that says what to do.
-func gitErrorDiag(summary, id string, err error) diag.Diagnostic {
-	hint, attribute := delivery.ErrorHint(err)
-	return attributeDiag(attribute, summary, fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint))
+// refusalDiag reports a step's refusal at its attribute.
+func refusalDiag(rf *delivery.Refusal) diag.Diagnostic {
+	return attributeDiag(rf.Attribute, rf.Summary, rf.Detail)
 }
 
 // attributeDiag is an error at a root attribute, or at none when attribute is "".
@@ -183,7 +173,7 @@ func attributePath(attribute string) path.Path {
 
 func gitopsKnown(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
 
-// settings converts m's configuration. At plan time, planChanges calls it once the values it needs are known.
+// settings converts m's configuration (values not known yet convert as empty).
 func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) delivery.Resource {
 	dir, _ := gitrepo.CleanPath(m.Path.ValueString())
 	s := delivery.Resource{

@@ -323,211 +323,43 @@ const (
 	plannedRenderKey = "planned_render"
 )
 
+// ModifyPlan converts the plan and the state into a delivery.Planning, runs the engine's steps
+// (delivery.PlanSteps, or delivery.DestroySteps) and reports what they decided.
 func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	defer phaseLog(ctx, "plan modified", time.Now(), nil)
-	if req.Plan.Raw.IsNull() {
-		r.planDestroy(ctx, req.State, "destroying the resource", &resp.Diagnostics)
-		return
+	var plan, state *gitopsCommitModel
+	if !req.Plan.Raw.IsNull() {
+		plan = &gitopsCommitModel{}
+		resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
+		ctx = gitopsLogContext(ctx, plan)
 	}
-	var plan gitopsCommitModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx = gitopsLogContext(ctx, &plan)
-	var state *gitopsCommitModel
-	var last *delivery.RenderRecord
 	if !req.State.Raw.IsNull() {
 		state = &gitopsCommitModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		b, _ := req.Private.GetKey(ctx, renderRecordKey)
-		if dir, err := gitrepo.CleanPath(plan.Path.ValueString()); err == nil && gitopsKnown(plan.Path) {
-			if _, under := (delivery.Resource{Path: dir}).PromotedUnderPath(); !under {
-				last = delivery.ParseRenderRecord(b)
-			}
-		}
-		if len(resp.RequiresReplace) > 0 {
-			// A replacement destroys first: the old location loses its files as on destroy.
-			if r.planDestroy(ctx, req.State, "replacing the resource (a change of "+replacedAttributes(resp.RequiresReplace)+")", &resp.Diagnostics); resp.Diagnostics.HasError() {
-				return
-			}
-		}
 	}
-	if state != nil {
-		r.keepRepositorySpelling(state, &plan)
-	}
-	if gitopsKnown(plan.RepositoryURL) && gitopsKnown(plan.Branch) && gitopsKnown(plan.Path) {
-		plan.ID = types.StringValue(delivery.ID(plan.RepositoryURL.ValueString(), plan.Path.ValueString(), plan.Branch.ValueString()))
-		if r.claim(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	var move *movePlan
-	if state != nil && plan.ID.ValueString() != "" && !plan.ID.IsUnknown() {
-		if move = r.planMove(ctx, state, &plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, move.record())...)
-	var diags diag.Diagnostics
-	d := r.desiredFiles(ctx, &plan, &diags, last)
-	cs, needFiles := r.planChanges(ctx, &plan, state, d, move, &diags)
-	if needFiles { // the branch no longer holds the recorded tree: render
-		diags = nil
-		d = r.desiredFiles(ctx, &plan, &diags, nil)
-		cs, _ = r.planChanges(ctx, &plan, state, d, move, &diags)
-	}
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.claimTree(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	steps, rend := delivery.DestroySteps(), &planRenderer{r: r, m: plan}
+	if plan != nil {
+		steps, rend.last = delivery.PlanSteps(), r.lastRender(ctx, req.Private, state)
+	}
+	p := r.planning(ctx, plan, state, rend, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.RenderSummary = renderSummaryValue(&plan, d.summary)
-	if d.reused != "" {
-		plan.RenderSummary = state.RenderSummary // same inputs, same render
-		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
+	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	err := delivery.RunPlan(ctx, p, steps)
+	for _, n := range p.Warnings {
+		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
 	}
-	decision := delivery.DecidePlan(delivery.PlanFacts{Known: cs != nil, Empty: cs != nil && cs.Empty(), HasState: state != nil,
-		PullRequest: !plan.PullRequest.IsNull() && !plan.PullRequest.IsUnknown(), PullRequestUnknown: plan.PullRequest.IsUnknown(), Moving: move != nil})
-	switch {
-	case decision.CommitUnknown:
-		plan.CommitSHA = types.StringUnknown()
-	case decision.KeepRecorded:
-		tflog.Info(ctx, "nothing to write: the branch already holds the desired files under path")
-		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
-		plan.changesFrom(state)
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+	if resp.Diagnostics.Append(rend.diags...); err != nil && !errors.Is(err, delivery.ErrReported) {
+		resp.Diagnostics.Append(refusalDiag(delivery.Explain(p.ID, err)))
 	}
-	if decision.PullRequestUnknown {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
-	}
-	if decision.PullRequestNull {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
-	}
-	if cs != nil && d.record.Inputs != "" {
-		// The apply finds the plan's tree by these (in this process, or in the local render store).
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: cs.DesiredTree}.Marshal())...)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// claim records the resource's location for this plan, refusing one that overlaps another resource of
-// the same provider configuration (delivery.Locations): two new resources have no ownership record on
-// the branch yet.
-func (r *GitopsCommitResource) claim(plan *gitopsCommitModel, diags *diag.Diagnostics) {
-	key, dir, ok := r.location(plan)
-	if !ok {
+	if plan == nil || resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Locations.Claim(key, plan.Branch.ValueString(), dir, plan.ID.ValueString()); err != nil {
-		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
-	}
-}
-
-// location is the repository key and cleaned path under which the plan's claims are recorded; ok is false
-// without a registry or with a path ValidateConfig reports.
-func (r *GitopsCommitResource) location(plan *gitopsCommitModel) (key, dir string, ok bool) {
-	if r.data == nil || r.data.Locations == nil {
-		return "", "", false
-	}
-	dir, err := gitrepo.CleanPath(plan.Path.ValueString())
-	if err != nil {
-		return "", "", false
-	}
-	return r.client(plan).RepositoryKey(plan.RepositoryURL.ValueString()), dir, true
-}
-
-// claimTree records the desired tree with the resource's claim: two resources spelled exactly alike are
-// one claim, and only their trees tell them apart (delivery.Locations.Deliver).
-func (r *GitopsCommitResource) claimTree(plan *gitopsCommitModel, diags *diag.Diagnostics) {
-	if !gitopsKnown(plan.ContentHash) || plan.ID.IsUnknown() {
-		return
-	}
-	key, dir, ok := r.location(plan)
-	if !ok {
-		return
-	}
-	if err := r.data.Locations.Deliver(key, plan.Branch.ValueString(), dir, plan.ID.ValueString(), plan.ContentHash.ValueString()); err != nil {
-		diags.AddAttributeError(path.Root("path"), "Overlapping paths on one branch", "kalypso_gitops_commit: "+err.Error()+".")
-	}
-}
-
-// planChanges reads the branch and fills changes, changes_summary, base_tree_id and content_hash, or
-// marks them unknown when the desired tree is not known yet. It returns nil in that case or when diags
-// already hold an error, and needFiles when d skipped the render but the branch no longer holds the
-// recorded tree.
-func (r *GitopsCommitResource) planChanges(ctx context.Context, plan, state *gitopsCommitModel, d desired, move *movePlan, diags *diag.Diagnostics) (_ *delivery.Plan, needFiles bool) {
-	if diags.HasError() {
-		return nil, false
-	}
-	if !d.known || !gitopsKnown(plan.RepositoryURL) || !gitopsKnown(plan.Branch) || !gitopsKnown(plan.Path) ||
-		plan.PromotedCommitID.IsUnknown() || plan.PullRequest.IsUnknown() || plan.MaxChanges.IsUnknown() || plan.MaxDeletePercent.IsUnknown() || plan.CreateBranch.IsUnknown() {
-		plan.changesUnknown()
-		plan.BaseTreeID, plan.ContentHash = types.StringUnknown(), types.StringUnknown()
-		return nil, false
-	}
-	s := r.settings(ctx, plan, diags)
-	var lastTree, prState string
-	if state != nil && move == nil { // a move plans against another location than the state's
-		lastTree, prState = state.ContentHash.ValueString(), state.PullRequestState.ValueString()
-	}
-	want := s.Desired(d.files, d.reused, state != nil && !state.PromotedCommitID.IsNull())
-	want.Built = d.stored
-	start := time.Now()
-	cs, err := delivery.PlanAgainstBranch(ctx, r.client(plan), s.PlanRequest(want, lastTree, prState))
-	phaseLog(ctx, "changes planned against the branch", start, err)
-	if errors.Is(err, delivery.ErrFilesNeeded) {
-		return nil, true
-	}
-	if err != nil {
-		diags.Append(deliveryDiag(plan.ID.ValueString(), err))
-		return nil, false
-	}
-	if r.checkStamp(ctx, state, plan, d, cs, diags); diags.HasError() {
-		return nil, false
-	}
-	d.cached.rememberTree(cs.Tree)
-	r.keepRender(ctx, d, cs.Tree)
-	if move != nil {
-		cs = cs.WithMove(move.old, move.key, s.MaxChanges, 0)
-	}
-	plan.setChanges(cs)
-	plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
-	return cs, false
-}
-
-// stampKey is the delivery.StampKey of a plan of m from prior (nil on create) with desired tree tree.
-func stampKey(prior, m *gitopsCommitModel, d desired, tree string) string {
-	config := d.configKey
-	if config == "" { // files mode: the files are the configuration
-		config = tree
-	}
-	var commit, content string
-	if prior != nil {
-		commit, content = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
-	}
-	return delivery.StampKey(m.ID.ValueString(), commit, content, config)
-}
-
-// checkStamp refuses the plan when the last plan of the same configuration found the branch missing or
-// was made by another provider build (delivery.CheckStamp), and otherwise stamps this plan: Terraform
-// plans again right before applying a saved plan, and would report only "inconsistent final plan".
-func (r *GitopsCommitResource) checkStamp(ctx context.Context, prior, m *gitopsCommitModel, d desired, cs *delivery.Plan, diags *diag.Diagnostics) {
-	store := r.data.RenderStore()
-	key := stampKey(prior, m, d, cs.DesiredTree)
-	now := delivery.StampOf(render.BuildID(), cs)
-	if err := delivery.CheckStamp(store.LoadStamp(key), now, m.Branch.ValueString()); err != nil {
-		store.DropStamp(key) // refused once: the next plan starts afresh
-		diags.Append(deliveryDiag(m.ID.ValueString(), err))
-		return
-	}
-	if err := store.SaveStamp(key, now); err != nil {
-		tflog.Warn(ctx, "cannot keep the plan stamp in the render store", map[string]any{"error": err.Error()})
-	}
+	r.reportPlan(ctx, p, plan, state, rend, resp)
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -602,40 +434,6 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// planDestroy states in a warning what removing the resource in state deletes from its branch, or
-// refuses it when deletion_protection is on (delivery.DecideDestroy).
-func (r *GitopsCommitResource) planDestroy(ctx context.Context, st tfsdk.State, why string, diags *diag.Diagnostics) {
-	var state gitopsCommitModel
-	if diags.Append(st.Get(ctx, &state)...); diags.HasError() {
-		return
-	}
-	id := state.ID.ValueString()
-	retain, protect := state.RetainOnDestroy.ValueBool(), deletionProtected(state)
-	s := r.settings(ctx, &state, diags)
-	m := &delivery.RemovalPlan{RepoURL: s.RepoURL, Branch: s.Branch, Path: s.Path}
-	if !retain {
-		var err error
-		if m, err = delivery.PlanRemoval(ctx, r.client(&state), s); err != nil {
-			if !protect {
-				diags.AddWarning("Cannot tell what the destroy deletes", fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, err))
-				return
-			}
-			diags.Append(deliveryDiag(id, err))
-			return
-		}
-	}
-	d := delivery.DecideDestroy(m, why, retain, protect)
-	if d.Refusal != nil {
-		diags.AddAttributeError(path.Root("deletion_protection"), "Deletion protection", fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, d.Refusal))
-		return
-	}
-	summary := "Files are deleted from the Git branch"
-	if retain || m.Gone {
-		summary = "No file is deleted from the Git branch"
-	}
-	diags.AddWarning(summary, fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, d.Warning))
 }
 
 // deletionProtected is deletion_protection as the state records it; a state written before the
@@ -749,6 +547,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
 		}
 	}
+	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
@@ -765,7 +564,11 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
-	r.data.RenderStore().DropStamp(stampKey(prior, &m, d, tree))
+	var priorCommit, priorContent string
+	if prior != nil {
+		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
+	}
+	r.data.RenderStore().DropStamp(delivery.StampKeyFor(m.ID.ValueString(), priorCommit, priorContent, d.configKey, tree))
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(out.Set(ctx, &m)...)
@@ -791,7 +594,7 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 		if prior != nil {
 			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
-		pr := delivery.PullRequestAfter(res.PullRequest, before)
+		pr := delivery.PullRequestAfter(res.PullRequest, res.Closed, before)
 		if pr.Number != 0 && pr.Number == before.Number {
 			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
 		}

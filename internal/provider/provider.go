@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -102,6 +103,10 @@ type ProviderData struct {
 	GitTimeout time.Duration
 	// RenderLimits bound every render: its time, each template's time and output sizes.
 	RenderLimits RenderLimits
+	// LoopbackHTTP allows the token over plain http to loopback hosts (allow_loopback_http).
+	LoopbackHTTP bool
+	// APILimits bound every request to GitHub's REST API and Azure (api_request_timeout, ...).
+	APILimits outbound.Limits
 	// Locations are where the kalypso_gitops_commit resources of this plan deliver: two that overlap are
 	// refused at plan, even when both are new. Each Configure (each Terraform walk) starts afresh.
 	Locations *delivery.Locations
@@ -225,6 +230,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
 		Locations:      &delivery.Locations{},
+		LoopbackHTTP:   true, // until allow_loopback_http lands: loopback only, never other plain http hosts
 		caches:         p.caches,
 		azure:          p.azure,
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
 )
@@ -325,7 +326,7 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	res, err := rollout.Read(ctx, git, rreq)
 	if err != nil {
-		resp.Diagnostics.Append(rolloutError(err, env)...)
+		resp.Diagnostics.Append(rolloutError(err, env, !data.AzureGraph.IsNull())...)
 		return
 	}
 	data.fill(res)
@@ -336,6 +337,12 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	case res.State == rollout.Unknown:
 		// What to check depends on where the reports come from.
 		hint := "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
+		if gh, ok := rreq.Source.(*rollout.GitHubStatuses); ok {
+			// Name the repository asked: it comes from repository_url unless github_statuses.repository is set.
+			hint = fmt.Sprintf("The statuses were read from the GitHub repository %s/%s; check that the clusters post statuses there "+
+				"(Flux: a Provider of type github for that repository and an Alert for the Kustomizations), that the context patterns match them, "+
+				"and that github_statuses.repository (or repository_url) names the repository the clusters post to.", gh.Owner, gh.Repo)
+		}
 		if !data.AzureGraph.IsNull() {
 			hint = "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
 				"and that the identity has Reader on their subscriptions."
@@ -444,16 +451,18 @@ func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel,
 	var err error
 	if o := d.provider.azure; o != nil {
 		cred, opts = o.credential, o.clientOptions
-	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil); err != nil {
+	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil, d.provider.apiLimits()); err != nil {
 		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
 		return nil, diags
 	}
-	client, err := rollout.NewResourceGraphClient(cred, az.Endpoint.ValueString(), opts)
+	tokens := &rollout.TokenRecorder{TokenCredential: cred}
+	client, err := rollout.NewResourceGraphClient(tokens, az.Endpoint.ValueString(), opts, d.provider.apiLimits())
 	if err != nil {
 		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
 		return nil, diags
 	}
-	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: data.Branch.ValueString(), Limit: limit}
+	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: data.Branch.ValueString(), Limit: limit,
+		Limits: d.provider.apiLimits(), Tokens: tokens}
 	if src.RepoURL == "" {
 		src.RepoURL = data.RepositoryURL.ValueString()
 	}
@@ -473,7 +482,7 @@ type azureOverride struct {
 }
 
 // rolloutError words an error of the read at the attribute to fix.
-func rolloutError(err error, env string) diag.Diagnostics {
+func rolloutError(err error, env string, azure bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var gerr *gitrepo.Error
 	switch {
@@ -486,6 +495,14 @@ func rolloutError(err error, env string) diag.Diagnostics {
 		diags.AddAttributeError(at, "Cannot read the GitOps branch", err.Error()+". "+hint)
 	case errors.Is(err, rollout.ErrMalformedPromoted):
 		diags.AddAttributeError(path.Root("branch"), "Cannot read the GitOps branch", err.Error()+".")
+	case errors.Is(err, outbound.ErrThrottled), errors.Is(err, outbound.ErrTimeout), errors.Is(err, outbound.ErrTooLarge),
+		errors.Is(err, outbound.ErrRedirect), errors.Is(err, githubpr.ErrEndlessPages):
+		// The error names the bound and the attribute that raises it, when one exists.
+		at := path.Root("github_statuses")
+		if azure {
+			at = path.Root("azure_resource_graph")
+		}
+		diags.AddAttributeError(at, "Cannot read the rollout of "+env, err.Error()+"; nothing was written.")
 	case errors.Is(err, rollout.ErrAmbiguousCluster):
 		diags.AddAttributeError(path.Root("expected").AtName("clusters"), "Ambiguous expected cluster", err.Error()+
 			" (clusters[*].id shows them); nothing was written.")

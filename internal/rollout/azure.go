@@ -7,8 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resourcegraph/armresourcegraph"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/sanitize"
 )
 
@@ -38,6 +41,10 @@ type AzureResourceGraph struct {
 	RepoURL, Branch string
 	// Limit bounds the configurations read; more is ErrTooManyClusters.
 	Limit int
+	// Limits bound the whole read (ReadTimeout); the client's transport bounds each request.
+	Limits outbound.Limits
+	// Tokens, when set, are the credential's tokens, redacted from every error.
+	Tokens *TokenRecorder
 }
 
 // ErrTooManyClusters means a source holds more clusters than the caller allows.
@@ -46,30 +53,100 @@ var ErrTooManyClusters = errors.New("too many clusters")
 // ErrMalformedAnswer means a source answered with something that is not what its contract documents.
 var ErrMalformedAnswer = errors.New("malformed answer")
 
-// ErrResourceGraph marks a failed Resource Graph request (credentials, authorization, network, throttling).
+// ErrResourceGraph marks a failed Resource Graph request (credentials, authorization, network). A bound
+// of outbound (throttled, timed out, too large, redirected) keeps its own kind instead.
 var ErrResourceGraph = errors.New("the Resource Graph request failed")
 
 // resourceGraphPageSize is the page size asked for; Resource Graph serves at most 1000 rows a page.
 const resourceGraphPageSize = 1000
 
+// DefaultResourceManager is Azure Resource Manager's public endpoint.
+const DefaultResourceManager = "https://management.azure.com"
+
 // NewResourceGraphClient returns a Resource Graph client. endpoint overrides Azure Resource Manager's
-// (a sovereign cloud, or a test server); retries follow azcore's policy, which waits out throttling
-// (429 with Retry-After) before it gives up.
-func NewResourceGraphClient(cred azcore.TokenCredential, endpoint string, opts *arm.ClientOptions) (*armresourcegraph.Client, error) {
+// (a sovereign cloud, or a test server). Every request is bounded by limits (outbound.NewClient): a
+// deadline per attempt that covers the body, a cap on the body, no redirect off the endpoint's origin,
+// and throttling (429, or 503 with Retry-After) waited out only up to limits.MaxRetryAfter, after which
+// the error says "throttled". azcore's own retries cover server errors and dropped connections, with
+// waits capped by the same bound; the caller bounds the whole read (AzureResourceGraph.Limits).
+func NewResourceGraphClient(cred azcore.TokenCredential, endpoint string, opts *arm.ClientOptions, limits outbound.Limits) (*armresourcegraph.Client, error) {
+	limits = limits.WithDefaults()
 	if opts == nil {
 		opts = &arm.ClientOptions{}
 	}
+	origin := DefaultResourceManager
 	if endpoint != "" {
+		origin = endpoint
 		cfg := cloud.AzurePublic
 		cfg.Services = map[cloud.ServiceName]cloud.ServiceConfiguration{
 			cloud.ResourceManager: {Endpoint: endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
 		}
 		opts.Cloud = cfg
 	}
+	opts.Transport = BoundedTransport(opts.Transport, "Azure Resource Graph", origin, limits)
 	if opts.Retry.MaxRetries == 0 {
-		opts.Retry = policy.RetryOptions{MaxRetries: 4, MaxRetryDelay: time.Minute}
+		opts.Retry.MaxRetries = 3
 	}
+	if opts.Retry.MaxRetryDelay == 0 || opts.Retry.MaxRetryDelay > limits.MaxRetryAfter {
+		opts.Retry.MaxRetryDelay = limits.MaxRetryAfter
+	}
+	if opts.Retry.TryTimeout == 0 {
+		opts.Retry.TryTimeout = limits.RequestTimeout
+	}
+	// Throttling is the bounded transport's: azcore would wait out any Retry-After up to MaxRetryDelay
+	// on each of its retries (a 429 with Retry-After: 55 blocked a plan for 3m44s).
+	opts.Retry.StatusCodes = []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 	return armresourcegraph.NewClient(cred, opts)
+}
+
+// BoundedTransport puts the bounds of outbound.NewClient under an Azure SDK pipeline: below is the
+// pipeline's transport (nil: the default; a test's *http.Client lends its transport, which trusts a
+// local server's certificate), api names the service in errors, origin is the only origin redirects
+// may stay within. The SDK adds the bearer token itself; it refuses to send it over plain http, and
+// the refused redirects keep it on origin.
+func BoundedTransport(below policy.Transporter, api, origin string, limits outbound.Limits) policy.Transporter {
+	var base http.RoundTripper
+	switch t := below.(type) {
+	case nil:
+	case *http.Client:
+		base = t.Transport
+	default:
+		base = transporterFunc(t.Do)
+	}
+	return outbound.NewClient(outbound.Options{API: api, Origin: origin, Limits: limits, Base: base})
+}
+
+type transporterFunc func(*http.Request) (*http.Response, error)
+
+func (f transporterFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TokenRecorder is an Azure credential that remembers the tokens it hands out, so that an answer which
+// echoes one (a 401 body, an error code, a status line) is redacted before it reaches a diagnostic.
+type TokenRecorder struct {
+	azcore.TokenCredential
+	mu     sync.Mutex
+	tokens []string
+}
+
+// GetToken gets a token from the wrapped credential and remembers it.
+func (r *TokenRecorder) GetToken(ctx context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	tok, err := r.TokenCredential.GetToken(ctx, opts)
+	if err == nil && tok.Token != "" {
+		r.mu.Lock()
+		r.tokens = append(r.tokens, tok.Token)
+		r.mu.Unlock()
+	}
+	return tok, err
+}
+
+// Sanitizer redacts every token handed out so far.
+func (r *TokenRecorder) Sanitizer() sanitize.Sanitizer {
+	if r == nil {
+		return sanitize.New()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return sanitize.New(r.tokens...)
 }
 
 // Query is the Kusto query the source runs; the repository URL and branch are quoted as string literals.
@@ -106,7 +183,11 @@ func kqlString(s string) string {
 	return b.String()
 }
 
-func (a *AzureResourceGraph) Reports(ctx context.Context, commits []string) ([]Report, error) {
+// maxPagesFloor is the least number of Resource Graph pages a read may take; more are allowed when
+// Limit needs them at the page size a server may choose.
+const maxPagesFloor = 100
+
+func (a *AzureResourceGraph) Reports(ctx context.Context, commits []string) (_ []Report, err error) {
 	limit := a.Limit
 	if limit <= 0 {
 		limit = DefaultMaxClusters
@@ -114,6 +195,10 @@ func (a *AzureResourceGraph) Reports(ctx context.Context, commits []string) ([]R
 	if strings.IndexFunc(a.RepoURL+a.Branch, unicode.IsControl) >= 0 || a.RepoURL == "" || a.Branch == "" {
 		return nil, fmt.Errorf("the repository URL %q and branch %q must be non-empty and free of control characters", a.RepoURL, a.Branch)
 	}
+	parent := ctx
+	ctx, cancel := outbound.ReadContext(ctx, a.Limits)
+	defer cancel()
+	defer func() { err = outbound.ReadError(ctx, parent, err, "Azure Resource Graph", a.Limits) }()
 	format := armresourcegraph.ResultFormatObjectArray
 	req := armresourcegraph.QueryRequest{
 		Query:   ptr(a.Query()),
@@ -122,25 +207,40 @@ func (a *AzureResourceGraph) Reports(ctx context.Context, commits []string) ([]R
 	for _, s := range a.Subscriptions {
 		req.Subscriptions = append(req.Subscriptions, ptr(s))
 	}
+	maxPages := max(maxPagesFloor, limit+1)
 	var out []Report
+	seenTokens, seenIDs := map[string]bool{}, map[string]bool{}
+	var announced int64 = -1
 	for page := 0; ; page++ {
 		resp, err := a.Client.Resources(ctx, req, nil)
 		if err != nil {
-			return nil, describeAzureError(err)
+			return nil, a.describeError(err)
 		}
 		if resp.TotalRecords != nil && *resp.TotalRecords > int64(limit) {
 			return nil, fmt.Errorf("the Resource Graph holds %d Flux configurations for this repository and branch, more than the limit of %d: %w", *resp.TotalRecords, limit, ErrTooManyClusters)
+		}
+		if resp.TotalRecords != nil && announced < 0 {
+			announced = *resp.TotalRecords
 		}
 		rows, ok := resp.Data.([]any)
 		if !ok && resp.Data != nil {
 			return nil, fmt.Errorf("the Resource Graph answered page %d with data of type %T, not an object array: %w", page+1, resp.Data, ErrMalformedAnswer)
 		}
 		for i, row := range rows {
-			r, err := fluxConfigurationReport(row, commits)
+			r, id, err := fluxConfigurationReport(row, commits)
 			if err != nil {
 				return nil, fmt.Errorf("the Resource Graph row %d of page %d: %w", i, page+1, err)
 			}
+			if seenIDs[strings.ToLower(id)] {
+				return nil, fmt.Errorf("the Resource Graph answered page %d with row %d, Flux configuration %q, which an earlier row already held; "+
+					"its pages do not add up, so it is broken or hostile: %w", page+1, i, id, ErrMalformedAnswer)
+			}
+			seenIDs[strings.ToLower(id)] = true
 			out = append(out, r)
+		}
+		if announced >= 0 && int64(len(out)) > announced {
+			return nil, fmt.Errorf("the Resource Graph returned %d rows by page %d but announced %d (totalRecords); its pages do not add up, so it is broken or hostile: %w",
+				len(out), page+1, announced, ErrMalformedAnswer)
 		}
 		if len(out) > limit {
 			return nil, fmt.Errorf("the Resource Graph returned more than %d Flux configurations for this repository and branch: %w", limit, ErrTooManyClusters)
@@ -151,15 +251,23 @@ func (a *AzureResourceGraph) Reports(ctx context.Context, commits []string) ([]R
 		if len(rows) == 0 {
 			return nil, fmt.Errorf("the Resource Graph answered page %d with no rows but a $skipToken: %w", page+1, ErrMalformedAnswer)
 		}
+		if seenTokens[*resp.SkipToken] {
+			return nil, fmt.Errorf("the Resource Graph answered page %d with a $skipToken it had already given, which would page without end; it is broken or hostile: %w", page+1, ErrMalformedAnswer)
+		}
+		if page+1 >= maxPages {
+			return nil, fmt.Errorf("the Resource Graph still answered with a $skipToken after %d pages (%d rows); that is more pages than %d Flux configurations need, "+
+				"so it is broken or hostile (this page limit has no setting): %w", page+1, len(out), limit, ErrMalformedAnswer)
+		}
+		seenTokens[*resp.SkipToken] = true
 		req.Options.SkipToken = resp.SkipToken
 	}
 }
 
 // fluxConfigurationReport turns one projected row into a report.
-func fluxConfigurationReport(row any, commits []string) (Report, error) {
+func fluxConfigurationReport(row any, commits []string) (Report, string, error) {
 	m, ok := row.(map[string]any)
 	if !ok {
-		return Report{}, fmt.Errorf("%w: a %T, not an object", ErrMalformedAnswer, row)
+		return Report{}, "", fmt.Errorf("%w: a %T, not an object", ErrMalformedAnswer, row)
 	}
 	str := func(k string) string {
 		s, _ := m[k].(string)
@@ -169,7 +277,7 @@ func fluxConfigurationReport(row any, commits []string) (Report, error) {
 	const ext = "/providers/microsoft.kubernetesconfiguration/"
 	i := strings.Index(strings.ToLower(id), ext)
 	if i <= 0 || name == "" {
-		return Report{}, fmt.Errorf("%w: id %q and name %q do not name a Flux configuration of a cluster", ErrMalformedAnswer, id, name)
+		return Report{}, "", fmt.Errorf("%w: id %q and name %q do not name a Flux configuration of a cluster", ErrMalformedAnswer, id, name)
 	}
 	// The cluster is the resource the configuration extends, identified by its resource ID (Azure's IDs
 	// are case-insensitive): two clusters named aks-dev in two resource groups are two clusters.
@@ -191,7 +299,7 @@ func fluxConfigurationReport(row any, commits []string) (Report, error) {
 	if e := str("errorMessage"); e != "" {
 		r.Message += ": " + e
 	}
-	return r, nil
+	return r, id, nil
 }
 
 // syncedCommit reads the SHA out of sourceSyncedCommitId ("dev/<sha>", "dev@sha1:<sha>" or "<sha>") and
@@ -210,18 +318,24 @@ func syncedCommit(v string, commits []string) string {
 	return sha
 }
 
-// describeAzureError keeps what helps (status, error code, a cut message) and drops the rest of the
-// response dump azcore puts in its error text.
-func describeAzureError(err error) error {
+// describeError keeps what helps (status, error code, a cut message) and drops the rest of the response
+// dump azcore puts in its error text. Everything that came from the server is sanitized with the
+// credential's tokens: a hostile endpoint may echo the bearer token in its status line or error code.
+func (a *AzureResourceGraph) describeError(err error) error {
+	scrub := a.Tokens.Sanitizer()
+	var be *outbound.Error
+	if errors.As(err, &be) {
+		return scrub.Error(be)
+	}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
 		msg := ""
 		if re.RawResponse != nil {
 			msg = re.RawResponse.Status
 		}
-		return fmt.Errorf("%w: Resource Graph answered %s (%s)", ErrResourceGraph, sanitize.New().Limit(512).String(msg), sanitize.New().Limit(256).String(re.ErrorCode))
+		return fmt.Errorf("%w: Resource Graph answered %s (%s)", ErrResourceGraph, scrub.Limit(512).String(msg), scrub.Limit(256).String(re.ErrorCode))
 	}
-	return fmt.Errorf("%w: %s", ErrResourceGraph, sanitize.New().Limit(1024).String(err.Error()))
+	return fmt.Errorf("%w: %s", ErrResourceGraph, scrub.Limit(1024).String(err.Error()))
 }
 
 func ptr[T any](v T) *T { return &v }

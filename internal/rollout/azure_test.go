@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockresourcegraph"
 )
 
@@ -27,7 +28,7 @@ func graphSource(t *testing.T, s *mockresourcegraph.Server, limit int) *AzureRes
 	client, err := NewResourceGraphClient(mockresourcegraph.Credential{}, s.URL, &arm.ClientOptions{ClientOptions: policy.ClientOptions{
 		Transport: s.Client(),
 		Retry:     policy.RetryOptions{MaxRetries: 2, RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond},
-	}})
+	}}, outbound.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,18 +144,18 @@ func TestKQLString(t *testing.T) {
 func TestAzureCredential(t *testing.T) {
 	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if _, err := AzureCredential(AzureOIDC, env(nil)); err == nil || !strings.Contains(err.Error(), "ARM_TENANT_ID") || !strings.Contains(err.Error(), "TFC_WORKLOAD_IDENTITY_TOKEN") {
+	if _, err := AzureCredential(AzureOIDC, env(nil), outbound.Limits{}); err == nil || !strings.Contains(err.Error(), "ARM_TENANT_ID") || !strings.Contains(err.Error(), "TFC_WORKLOAD_IDENTITY_TOKEN") {
 		t.Errorf("oidc without environment: err = %v", err)
 	}
-	cred, err := AzureCredential(AzureOIDC, env(map[string]string{"ARM_TENANT_ID": "00000000-0000-0000-0000-000000000001", "TFC_AZURE_RUN_CLIENT_ID": "00000000-0000-0000-0000-000000000002", "TFC_WORKLOAD_IDENTITY_TOKEN": "jwt"}))
+	cred, err := AzureCredential(AzureOIDC, env(map[string]string{"ARM_TENANT_ID": "00000000-0000-0000-0000-000000000001", "TFC_AZURE_RUN_CLIENT_ID": "00000000-0000-0000-0000-000000000002", "TFC_WORKLOAD_IDENTITY_TOKEN": "jwt"}), outbound.Limits{})
 	if err != nil || cred == nil {
 		t.Errorf("oidc from HCP Terraform's variables: %v", err)
 	}
-	if _, err := AzureCredential("password", nil); err == nil || !strings.Contains(err.Error(), "use one of default, environment") {
+	if _, err := AzureCredential("password", nil, outbound.Limits{}); err == nil || !strings.Contains(err.Error(), "use one of default, environment") {
 		t.Errorf("unknown kind: err = %v", err)
 	}
 	for _, k := range []string{AzureCLI, AzureManagedIdentity} {
-		if _, err := AzureCredential(k, env(nil)); err != nil {
+		if _, err := AzureCredential(k, env(nil), outbound.Limits{}); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 	}

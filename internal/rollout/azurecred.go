@@ -10,7 +10,10 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/outbound"
 )
 
 // The ways to authenticate to Azure, as users of the azurerm provider have them.
@@ -33,8 +36,14 @@ const (
 var AzureCredentials = []string{AzureDefault, AzureEnvironment, AzureWorkloadIdentity, AzureOIDC, AzureManagedIdentity, AzureCLI}
 
 // AzureCredential builds the credential of a kind; getenv reads the environment (os.Getenv in production).
-// Nothing is contacted until a token is needed.
-func AzureCredential(kind string, getenv func(string) string) (azcore.TokenCredential, error) {
+// Nothing is contacted until a token is needed. Its requests to Entra ID or the managed identity endpoint
+// are bounded by limits as the Resource Graph's are (BoundedTransport).
+func AzureCredential(kind string, getenv func(string) string, limits outbound.Limits) (azcore.TokenCredential, error) {
+	limits = limits.WithDefaults()
+	client := azcore.ClientOptions{
+		Transport: BoundedTransport(nil, "the Azure token endpoint", "", limits),
+		Retry:     policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: limits.MaxRetryAfter, TryTimeout: limits.RequestTimeout},
+	}
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -48,13 +57,13 @@ func AzureCredential(kind string, getenv func(string) string) (azcore.TokenCrede
 	}
 	switch kind {
 	case "", AzureDefault:
-		return azidentity.NewDefaultAzureCredential(nil)
+		return azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{ClientOptions: client})
 	case AzureEnvironment:
-		return azidentity.NewEnvironmentCredential(nil)
+		return azidentity.NewEnvironmentCredential(&azidentity.EnvironmentCredentialOptions{ClientOptions: client})
 	case AzureWorkloadIdentity:
-		return azidentity.NewWorkloadIdentityCredential(nil)
+		return azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{ClientOptions: client})
 	case AzureManagedIdentity:
-		opts := &azidentity.ManagedIdentityCredentialOptions{}
+		opts := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: client}
 		if id := first("ARM_CLIENT_ID", "AZURE_CLIENT_ID"); id != "" {
 			opts.ID = azidentity.ClientID(id)
 		}
@@ -63,13 +72,13 @@ func AzureCredential(kind string, getenv func(string) string) (azcore.TokenCrede
 		return azidentity.NewAzureCLICredential(nil)
 	case AzureOIDC:
 		tenant := first("ARM_TENANT_ID", "AZURE_TENANT_ID")
-		client := first("TFC_AZURE_RUN_CLIENT_ID", "ARM_CLIENT_ID", "AZURE_CLIENT_ID")
+		clientID := first("TFC_AZURE_RUN_CLIENT_ID", "ARM_CLIENT_ID", "AZURE_CLIENT_ID")
 		token, file := first("ARM_OIDC_TOKEN", "TFC_WORKLOAD_IDENTITY_TOKEN"), first("ARM_OIDC_TOKEN_FILE_PATH", "AZURE_FEDERATED_TOKEN_FILE")
 		var missing []string
 		if tenant == "" {
 			missing = append(missing, "ARM_TENANT_ID (or AZURE_TENANT_ID)")
 		}
-		if client == "" {
+		if clientID == "" {
 			missing = append(missing, "ARM_CLIENT_ID (or AZURE_CLIENT_ID, TFC_AZURE_RUN_CLIENT_ID)")
 		}
 		if token == "" && file == "" {
@@ -88,7 +97,7 @@ func AzureCredential(kind string, getenv func(string) string) (azcore.TokenCrede
 			}
 			return strings.TrimSpace(string(b)), nil
 		}
-		return azidentity.NewClientAssertionCredential(tenant, client, assertion, nil)
+		return azidentity.NewClientAssertionCredential(tenant, clientID, assertion, &azidentity.ClientAssertionCredentialOptions{ClientOptions: client})
 	}
 	return nil, fmt.Errorf("unknown credential %q; use one of %s", kind, strings.Join(AzureCredentials, ", "))
 }

@@ -118,7 +118,7 @@ func TestGitHubStatuses_OnlyTheClustersCount_MockGitHubAPI(t *testing.T) {
 	// g2: a cluster fails, then someone else posts a success on its context.
 	post("g2", "kustomization/dev/4f0c2a11", "failure", "flux")
 	post("g2", "kustomization/dev/4f0c2a11", "success", "mallory")
-	svc, err := githubpr.New(nil, gh.BaseURL(), "tok", nil)
+	svc, err := githubpr.New(githubpr.Options{BaseURL: gh.BaseURL(), Token: "tok", LoopbackHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}

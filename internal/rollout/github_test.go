@@ -25,7 +25,7 @@ func TestGitHubStatuses_FluxContextsOverPages_MockGitHubAPI(t *testing.T) {
 	}
 	gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "failure", Context: "ci/lint", UpdatedAt: at})
 	gh.AddStatus("org/gitops", "g1", mockgithub.Status{State: "failure", Context: "kustomization/drone/00000007", Description: "health check failed", UpdatedAt: at.Add(time.Minute)})
-	svc, err := githubpr.New(nil, gh.BaseURL(), "tok", nil)
+	svc, err := githubpr.New(githubpr.Options{BaseURL: gh.BaseURL(), Token: "tok", LoopbackHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}

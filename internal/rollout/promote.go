@@ -56,7 +56,7 @@ func (g Gate) Decide(ctx context.Context, res *Result) (Decision, error) {
 				ErrNotPromotable, g.From, short(res.Succeeded.SHA), candidate, g.From, err)
 		}
 	}
-	from := fmt.Sprintf("%s is at main@%s: %s", g.From, short(res.Head.Promoted), res.Summary())
+	from := g.where(res)
 	stay := func(why string) Decision {
 		if g.Current == "" {
 			return Decision{Hold: true, Reason: fmt.Sprintf("%s; %s has no promoted commit yet and stays empty%s", from, g.To, why)}
@@ -86,6 +86,16 @@ func (g Gate) Decide(ctx context.Context, res *Result) (Decision, error) {
 			Reason: fmt.Sprintf("%s; %s moves back main@%s → main@%s (allow_backwards is set)", from, g.To, short(g.Current), short(candidate))}, nil
 	}
 	return stay(fmt.Sprintf(", because main@%s is not ahead of it (set allow_backwards to roll %s back)", short(candidate), g.To)), nil
+}
+
+// where says which control-plane commit From's GitOps head carries, and what its clusters reported.
+func (g Gate) where(res *Result) string {
+	if res.Head.Promoted == "" {
+		// A head written without promoted_commit_id (or before From's first render with it) carries no
+		// main commit: say so instead of printing an empty commit.
+		return fmt.Sprintf("%s's GitOps head %s carries no promoted commit (no .github/tracking/Promoted_Commit_Id): %s", g.From, short(res.Head.SHA), res.Summary())
+	}
+	return fmt.Sprintf("%s is at main@%s: %s", g.From, short(res.Head.Promoted), res.Summary())
 }
 
 func short(sha string) string {

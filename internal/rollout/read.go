@@ -59,7 +59,7 @@ func History(ctx context.Context, git *gitrepo.Client, repo, branch string, n in
 	}
 	out := make([]Commit, len(log))
 	for i, e := range log {
-		out[i] = Commit{SHA: e.Commit, Promoted: strings.TrimSpace(string(e.File))}
+		out[i] = Commit{SHA: e.Commit, Promoted: strings.TrimSpace(string(e.File)), Time: e.Time}
 		if p := out[i].Promoted; p != "" && gitrepo.ValidateCommit(p) != nil {
 			return nil, fmt.Errorf("%w: %s at commit %s of branch %q holds %q, which is not a commit SHA; fix the file (kalypso_gitops_commit.promoted_commit_id writes it)",
 				ErrMalformedPromoted, model.PromotedCommitFile, e.Commit, branch, truncate(p, 80))

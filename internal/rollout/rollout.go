@@ -60,6 +60,8 @@ type Commit struct {
 	SHA string
 	// Promoted is the content of .github/tracking/Promoted_Commit_Id at this commit ("" when absent).
 	Promoted string
+	// Time is the commit's committer time.
+	Time time.Time
 }
 
 // Expect says which clusters must report before an environment counts as rolled out. Zero reporting

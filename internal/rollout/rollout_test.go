@@ -148,6 +148,13 @@ func TestDecide(t *testing.T) {
 		}
 	}
 
+	// A head without Promoted_Commit_Id that nobody reported on: the reason names the head, never "main@(none)".
+	res, _ = Evaluate([]Commit{{SHA: "g9abcdef1234"}, {SHA: "g8", Promoted: "m1"}}, nil, Options{Expect: Expect{MinClusters: 1}})
+	d, err := (Gate{From: "dev", To: "stage", Current: "m1", Ancestor: ancestor}).Decide(context.Background(), res)
+	if want := "dev's GitOps head g9abcde carries no promoted commit (no .github/tracking/Promoted_Commit_Id): 0/0 clusters succeeded (0 clusters reported, 1 expected); stage stays at main@m1"; err != nil || d.Reason != want {
+		t.Errorf("head without Promoted_Commit_Id: %+v, %v; want reason %q", d, err, want)
+	}
+
 	// A rolled-out commit without Promoted_Commit_Id cannot be promoted.
 	res, _ = Evaluate([]Commit{{SHA: "g9"}}, []Report{rep("a", "g9", Succeeded, time.Hour, "")}, Options{Expect: Expect{MinClusters: 1}})
 	if _, err := (Gate{From: "dev", To: "stage", Ancestor: ancestor}).Decide(context.Background(), res); err == nil || !strings.Contains(err.Error(), "has no .github/tracking/Promoted_Commit_Id") {

@@ -108,6 +108,8 @@ var (
 		{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{16,}`), Redacted},
 		// The basic-auth user name GitHub and the provider use for tokens, with what follows it.
 		{regexp.MustCompile(`(?i)\bx-access-token:[^\s@"'<>]+`), "x-access-token:" + Redacted},
+		// A JSON Web Token (an Entra ID access token, an OIDC token): header and payload are base64url JSON.
+		{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`), Redacted},
 		// A PEM private key.
 		{regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`), Redacted},
 	}
