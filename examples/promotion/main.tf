@@ -42,7 +42,13 @@ variable "git_mirror" {
 }
 
 variable "github_base_url" {
-  description = "GitHub API base URL; null for github.com."
+  description = "GitHub API base URL; null for github.com (for a local trial, the URL tools/mockgithub prints)."
+  type        = string
+  default     = null
+}
+
+variable "gitops_github_repository" {
+  description = "owner/name of the GitOps repository on GitHub, whose commit statuses dev's clusters post; null reads it from gitops_repo (set it when gitops_repo is a file:// or mirror URL)."
   type        = string
   default     = null
 }
@@ -61,9 +67,10 @@ data "kalypso_rollout" "dev" {
   expected       = { min_clusters = var.dev_clusters }
   soak_time      = var.soak_time
 
-  github_statuses = {}
+  github_statuses = { repository = var.gitops_github_repository }
 
-  # Stage's current commit is the Promoted_Commit_Id on stage's GitOps branch.
+  # Stage's current commit is the Promoted_Commit_Id on stage's GitOps branch; before stage's first
+  # promotion the branch does not exist, and stage moves to what dev rolled out.
   promotion = {
     to            = "stage"
     control_plane = { repo = var.control_plane_repo }
@@ -95,6 +102,7 @@ data "kalypso_environment_render" "stage" {
 resource "kalypso_gitops_commit" "stage" {
   repository_url     = var.gitops_repo
   branch             = "stage"
+  create_branch      = true # stage's first promotion creates its GitOps branch
   path               = "."
   files              = data.kalypso_environment_render.stage.files
   promoted_commit_id = data.kalypso_rollout.dev.promotion_commit

@@ -203,7 +203,8 @@ func followBaseRepo(ctx context.Context, client *gitrepo.Client, env *source, br
 	}
 	fields := gitrepo.Fields{Repo: "spec.repo of BaseRepo main", Branch: "spec.branch of BaseRepo main", Path: "spec.path of BaseRepo main", Commit: "spec.commit of BaseRepo main"}
 	spec := b.Spec
-	src, ds := readGitSource(ctx, client, gitSource{repo: spec.Repo, branch: spec.Branch, commit: spec.Commit, dir: spec.Path, label: true}, fields, ignore)
+	// spec.repo is repository content: whoever can write the branch chooses it.
+	src, ds := readGitSource(ctx, client.ForContent(), gitSource{repo: spec.Repo, branch: spec.Branch, commit: spec.Commit, dir: spec.Path, label: true}, fields, ignore)
 	diags = append(diags, ds...)
 	if diags.HasError() {
 		for i := range diags {
@@ -403,6 +404,8 @@ func resolveWorkloads(ctx context.Context, client *gitrepo.Client, set *model.Se
 	if client == nil {
 		client = &gitrepo.Client{}
 	}
+	// spec.workload.repo is repository content: whoever can write the control plane chooses it.
+	client = client.ForContent()
 	var fetched []model.Document
 	var diags model.Diagnostics
 	for _, reg := range set.WorkloadRegistrations {

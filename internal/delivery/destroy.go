@@ -32,9 +32,12 @@ type RemovalPlan struct {
 	// Gone is true when the repository or the branch no longer exists: nothing is left to delete.
 	Gone bool
 	// Tree is the managed tree id under Path (PlanMove fills it, with Listed: the first files by name,
-	// relative to Path, with their content).
-	Tree   string
-	Listed map[string]string
+	// relative to Path, with their content; Names: every file by name; RootContent: the content of
+	// RootFiles).
+	Tree        string
+	Listed      map[string]string
+	Names       []string
+	RootContent map[string]string
 }
 
 // PlanRemoval reads what a removal of r would delete. It never writes to the repository.

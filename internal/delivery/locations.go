@@ -19,6 +19,33 @@ import (
 type Locations struct {
 	mu     sync.Mutex
 	claims map[string][]claim // by repository key and branch
+	// applied holds the locations a create wrote in this process (repository key, branch and path):
+	// with create_before_destroy, the destroy of the replaced object comes after it (Applied).
+	applied map[string]bool
+}
+
+// Applied records that a create wrote path of branch in the repository key in this process.
+func (l *Locations) Applied(repoKey, branch, path string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.applied == nil {
+		l.applied = map[string]bool{}
+	}
+	l.applied[repoKey+"\x00"+branch+"\x00"+path] = true
+}
+
+// WasApplied reports whether a create wrote exactly that location in this process: the object a
+// create_before_destroy replacement destroys after it holds no files of its own any more.
+func (l *Locations) WasApplied(repoKey, branch, path string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.applied[repoKey+"\x00"+branch+"\x00"+path]
 }
 
 type claim struct {

@@ -69,11 +69,16 @@ func PlanMove(ctx context.Context, c *gitrepo.Client, from Resource, limit int) 
 	}
 	out.count(ins)
 	out.Tree = ins.ManagedTree
+	out.RootContent = make(map[string]string, len(ins.RootFiles))
+	for name, content := range ins.RootFiles {
+		out.RootContent[name] = string(content)
+	}
 	names := make([]string, 0, len(ins.Managed))
 	for name := range ins.Managed {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	out.Names = names
 	if len(names) > limit {
 		names = names[:limit]
 	}
@@ -94,18 +99,38 @@ func PlanMove(ctx context.Context, c *gitrepo.Client, from Resource, limit int) 
 	return out, nil
 }
 
-// DecideMove applies the rules of a deletion to the old side of a move: deletion_protection (as the
-// state records it), retain_on_destroy (the old files stay) and the mass-deletion guard.
-func DecideMove(m *RemovalPlan, to string, retain, protection bool, maxDeletePercent int) DestroyDecision {
+// DecideMove applies deletion_protection (as the state records it) and retain_on_destroy (the old files
+// stay) to the old side of a move to the resource id to. The mass-deletion guard judges the move once the
+// new location's files are known (CheckMoveDeletion). A refusal names the way out of a move.
+func DecideMove(m *RemovalPlan, to string, retain, protection bool) DestroyDecision {
 	why := "moving the resource to " + to
-	d := DecideDestroy(m, why, retain, protection)
-	if d.Refusal != nil || retain || m.Gone {
-		return d
+	if protection && !retain && !m.Gone && m.Files > 0 {
+		return DestroyDecision{Refusal: fmt.Errorf("deletion_protection is on, and %s %s. Clusters that read the old location prune what leaves it. "+
+			"Nothing was written. To move, set deletion_protection = false with the old location and apply that first (the apply writes nothing), "+
+			"then apply the move: one apply writes the new location and empties the old one; to leave the old files where they are, "+
+			"set retain_on_destroy = true the same way instead", why, m.what())}
 	}
-	if err := CheckMassDeletion(m.Files, m.Files, maxDeletePercent); err != nil {
-		return DestroyDecision{Refusal: fmt.Errorf("%s %s. %w", why, m.what(), err)}
+	return DecideDestroy(m, why, retain, protection)
+}
+
+// CheckMoveDeletion refuses a move that deletes more than maxPercent of the old location's files (when it
+// holds at least MassDeletionMinFiles) without writing them again: written tells whether the new location
+// writes a file of that name (relative to the path). A move that writes every file again deletes nothing
+// from the environment's tree, wherever the clusters read it.
+func CheckMoveDeletion(m *RemovalPlan, to string, written func(rel string) bool, maxPercent int) error {
+	leaving := 0
+	for _, n := range m.Names {
+		if !written(n) {
+			leaving++
+		}
 	}
-	return d
+	if maxPercent >= 100 || m.Files < MassDeletionMinFiles || leaving*100 <= m.Files*maxPercent {
+		return nil
+	}
+	return fmt.Errorf("moving the resource to %s deletes %d of the %d files under path %q on branch %q that the new location does not write again "+
+		"(%d%%, more than max_delete_percent = %d); files the new location writes again do not count. This usually means that the input changed "+
+		"with the move (a mistyped environment name, a selector that no longer matches). Nothing was written. Check the changes in the plan; "+
+		"if the deletion is intended, set max_delete_percent = 100 for this apply", to, leaving, m.Files, displayPath(m.Path), m.Branch, leaving*100/m.Files, maxPercent)
 }
 
 // OldKey is the key in changes of a file of the old location: its root-relative path when the old
@@ -122,11 +147,12 @@ func OldKey(from Resource, sameBranch, sameRepo bool, rel string) string {
 	}
 }
 
-// WithMove adds the old side of a move to the change set p of the new location: every file under the old
-// path is counted as a delete, and the listed ones appear in Changes with their content, up to maxChanges
-// entries in all.
-func (p *Plan) WithMove(m *RemovalPlan, key func(rel string) string, maxChanges, maxDiffBytes int) *Plan {
-	if m == nil || m.Gone {
+// WithMove adds the old side of a move to the change set p of the new location: every file the move
+// deletes there is counted, and listed with its content before the new location's changes, the ownership
+// record and the promoted-commit file included, up to maxChanges entries in all. On one branch the
+// promoted-commit file is the new side's: written, or deleted in its own change set.
+func (p *Plan) WithMove(m *MovePlan, maxChanges, maxDiffBytes int) *Plan {
+	if m == nil || m.Retain || m.Old.Gone {
 		return p
 	}
 	if maxChanges <= 0 {
@@ -135,26 +161,43 @@ func (p *Plan) WithMove(m *RemovalPlan, key func(rel string) string, maxChanges,
 	if maxDiffBytes <= 0 {
 		maxDiffBytes = DefaultMaxDiffBytes
 	}
-	out := *p
-	out.Changes = make(map[string]Change, len(p.Changes)+len(m.Listed))
-	for k, v := range p.Changes {
-		out.Changes[k] = v
+	type deletion struct{ key, content string }
+	var deletions []deletion
+	for _, name := range m.Old.RootFiles {
+		if !(m.SameBranch && name == PromotedCommitFile) {
+			deletions = append(deletions, deletion{m.RootKey(name), m.Old.RootContent[name]})
+		}
 	}
-	out.Counts.Delete += m.Files + len(m.RootFiles)
-	names := make([]string, 0, len(m.Listed))
-	for n := range m.Listed {
+	removed := m.Old.Files + len(deletions)
+	names := make([]string, 0, len(m.Old.Listed))
+	for n := range m.Old.Listed {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	listed := 0
 	for _, n := range names {
+		deletions = append(deletions, deletion{m.Key(n), m.Old.Listed[n]})
+	}
+	out := *p
+	out.Counts.Delete += removed
+	out.Changes = make(map[string]Change, min(maxChanges, len(p.Changes)+len(deletions)))
+	for _, d := range deletions {
 		if len(out.Changes) >= maxChanges {
 			break
 		}
-		out.Changes[key(n)] = Change{Action: ActionDelete, Diff: cut(m.Listed[n], maxDiffBytes, "deletes")}
-		listed++
+		out.Changes[d.key] = Change{Action: ActionDelete, Diff: cut(d.content, maxDiffBytes, "deletes")}
 	}
-	out.Omitted += m.Files + len(m.RootFiles) - listed
+	keys := make([]string, 0, len(p.Changes))
+	for k := range p.Changes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(out.Changes) >= maxChanges {
+			break
+		}
+		out.Changes[k] = p.Changes[k]
+	}
+	out.Omitted = out.Counts.Total() - len(out.Changes)
 	return &out
 }
 

@@ -4,6 +4,7 @@
 package delivery
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,31 +32,53 @@ func TestMoved(t *testing.T) {
 	}
 }
 
-// The old side of a move is counted in full and listed with its content up to the cap; the guards apply to it.
+// The old side of a move is counted in full and listed with its content, deletions first, the ownership
+// record included, up to the cap; on one branch the promoted-commit file is the new side's.
 func TestMove_ChangesAndGuards(t *testing.T) {
 	t.Parallel()
-	old := &RemovalPlan{Branch: "main", Path: "clusters", Files: 3, ByDirectory: map[string]int{"drone": 3}, RootFiles: []string{"clusters/" + OwnerMarker},
-		Tree: "t", Listed: map[string]string{"drone/a.yaml": "a", "drone/b.yaml": "b", "drone/c.yaml": "c"}}
+	from := Resource{RepoURL: "file:///srv/fleet.git", Branch: "main", Path: "clusters"}
+	old := &RemovalPlan{Branch: "main", Path: "clusters", Files: 3, ByDirectory: map[string]int{"drone": 3}, RootFiles: []string{PromotedCommitFile, "clusters/" + OwnerMarker},
+		RootContent: map[string]string{"clusters/" + OwnerMarker: "record", PromotedCommitFile: "abc"},
+		Tree:        "t", Listed: map[string]string{"drone/a.yaml": "a", "drone/b.yaml": "b", "drone/c.yaml": "c"}, Names: []string{"drone/a.yaml", "drone/b.yaml", "drone/c.yaml"}}
 	p := &Plan{Changes: map[string]Change{"envs/drone/a.yaml": {Action: ActionCreate, Diff: "a"}}, Counts: Counts{Create: 1}}
-	got := p.WithMove(old, func(rel string) string { return "clusters/" + rel }, 3, 0)
-	if got.Counts != (Counts{Create: 1, Delete: 4}) || len(got.Changes) != 3 || got.Omitted != 2 || got.Changes["clusters/drone/a.yaml"] != (Change{Action: ActionDelete, Diff: "a"}) {
-		t.Errorf("%+v", got)
+	sameBranch := &MovePlan{Old: old, From: from, SameBranch: true, SameRepo: true}
+	got := p.WithMove(sameBranch, 3, 0)
+	if got.Counts != (Counts{Create: 1, Delete: 4}) || len(got.Changes) != 3 || got.Omitted != 2 || got.Changes["clusters/"+OwnerMarker] != (Change{Action: ActionDelete, Diff: "record"}) ||
+		got.Changes["clusters/drone/a.yaml"] != (Change{Action: ActionDelete, Diff: "a"}) || got.Changes["clusters/drone/b.yaml"].Action != ActionDelete {
+		t.Errorf("cut at 3: deletions first, %+v", got)
 	}
-	if len(p.Changes) != 1 {
-		t.Error("WithMove changed its receiver")
+	if all := p.WithMove(sameBranch, 100, 0); len(all.Changes) != 5 || all.Omitted != 0 || all.Changes["envs/drone/a.yaml"].Action != ActionCreate {
+		t.Errorf("every change listed: %+v", all)
 	}
-	if d := DecideMove(old, "x//envs?ref=main", false, true, 50); d.Refusal == nil || !strings.Contains(d.Refusal.Error(), "moving the resource to x//envs?ref=main deletes 3 files") {
+	otherBranch := &MovePlan{Old: old, From: from, SameRepo: true}
+	if got := p.WithMove(otherBranch, 100, 0); got.Counts.Delete != 5 || got.Changes["main:"+PromotedCommitFile] != (Change{Action: ActionDelete, Diff: "abc"}) ||
+		got.Changes["main:clusters/"+OwnerMarker].Action != ActionDelete || got.Changes["main:clusters/drone/c.yaml"].Action != ActionDelete {
+		t.Errorf("another branch: %+v", got)
+	}
+	if len(p.Changes) != 1 || p.WithMove(&MovePlan{Old: old, Retain: true}, 3, 0) != p {
+		t.Error("WithMove changed its receiver, or a retained move lists deletions")
+	}
+	if d := DecideMove(old, "x//envs?ref=main", false, true); d.Refusal == nil || !strings.Contains(d.Refusal.Error(), "moving the resource to x//envs?ref=main deletes 3 files") ||
+		!strings.Contains(d.Refusal.Error(), "then apply the move") || strings.Contains(d.Refusal.Error(), "then destroy") {
 		t.Errorf("protected: %+v", d)
 	}
-	if d := DecideMove(old, "x", true, true, 50); d.Refusal != nil {
+	if d := DecideMove(old, "x", true, true); d.Refusal != nil {
 		t.Errorf("retained: %+v", d)
 	}
 	big := &RemovalPlan{Branch: "main", Path: "clusters", Files: 12, ByDirectory: map[string]int{"drone": 12}}
-	if d := DecideMove(big, "x", false, false, 50); d.Refusal == nil || !strings.Contains(d.Refusal.Error(), "max_delete_percent") {
-		t.Errorf("mass deletion: %+v", d)
+	for i := 0; i < 12; i++ {
+		big.Names = append(big.Names, fmt.Sprintf("drone/%02d.yaml", i))
 	}
-	if d := DecideMove(big, "x", false, false, 100); d.Refusal != nil || d.Warning == "" {
-		t.Errorf("allowed: %+v", d)
+	all := func(string) bool { return true }
+	none := func(string) bool { return false }
+	if err := CheckMoveDeletion(big, "x", all, 50); err != nil {
+		t.Errorf("every file written again: %v", err)
+	}
+	if err := CheckMoveDeletion(big, "x", none, 50); err == nil || !strings.Contains(err.Error(), "deletes 12 of the 12 files") || !strings.Contains(err.Error(), "max_delete_percent = 100") {
+		t.Errorf("nothing written again: %v", err)
+	}
+	if err := CheckMoveDeletion(big, "x", none, 100); err != nil {
+		t.Errorf("allowed: %v", err)
 	}
 	if rec := ParseMoveRecord(MoveRecord{Tree: "t"}.Marshal()); rec == nil || rec.Tree != "t" || ParseMoveRecord(nil) != nil || (MoveRecord{}).Marshal() != nil {
 		t.Error("move record")

@@ -152,9 +152,9 @@ func checkNotMerged(ctx context.Context, gh GitHub, old *Proposal) error {
 	}
 	if pr.State == githubpr.StateMerged {
 		return &Error{Summary: "The pull request was merged since the plan", Err: fmt.Errorf(
-			"pull request #%d (%s into %s) was merged after the plan was made, so branch %q now holds what it proposed, and the plan, made against "+
-				"the proposal, no longer shows what the apply would do. Nothing was written. Run terraform plan again and review the changes against %q as it is now",
-			old.Number, old.Head, old.Base, old.Base, old.Base)}
+			"pull request #%d (%s into %s) was merged after the plan was made (after the state was last refreshed), so branch %q now holds what it proposed, "+
+				"and the plan, made against the proposal, no longer shows what the apply would do. Nothing was written. Run terraform plan again "+
+				"(with refresh) and review the changes against %q as it is now", old.Number, old.Head, old.Base, old.Base, old.Base)}
 	}
 	return nil
 }
@@ -183,6 +183,21 @@ func planProposal(_ context.Context, p *Planning) error {
 	}[outcome]
 	if summary != "" {
 		p.Warn(fmt.Sprintf(summary, open.Number), fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.ID, why))
+	}
+	return nil
+}
+
+// planOpenProposal refuses the plan when the pull request the state records as open was merged since the
+// state was refreshed: Terraform plans again right before it applies a saved plan, with the state of the
+// saved plan, and that plan would show other changes (the proposal's content is on the base now), which
+// Terraform reports only as "Provider produced inconsistent final plan". It runs before the steps that
+// read the branch, whose refusals (a protected move) would name another cause.
+func planOpenProposal(ctx context.Context, p *Planning) error {
+	if p.Prior == nil || p.GitHub == nil {
+		return nil
+	}
+	if err := checkNotMerged(ctx, p.GitHub, p.Prior.Resource.OpenProposal(p.Prior.PullRequestNumber, p.Prior.PullRequestState)); err != nil {
+		return Explain(p.Prior.ID, err)
 	}
 	return nil
 }

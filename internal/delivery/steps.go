@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
 // Step is one named decision of a plan.
@@ -27,6 +28,7 @@ type Step struct {
 // Step names, in the order PlanSteps runs them.
 const (
 	StepIdentity  = "identity"
+	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
 	StepRender    = "render"
 	StepInspect   = "inspect"
@@ -34,31 +36,39 @@ const (
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
+	StepWindow    = "window"
 	StepDestroy   = "destroy"
 )
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
+//   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - render: the desired files (the render, or the files);
+//   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
-//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown.
+//   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
+//   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
+//     it through (CheckWindow; the apply checks again).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
 func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
+		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
 		{StepRender, planRender},
+		{StepWaves, planWaves},
 		{StepInspect, planInspect},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
+		{StepWindow, planWindow},
 	}
 }
 
@@ -96,6 +106,8 @@ type Config struct {
 	SettingsKnown bool
 	// PullRequestUnknown is true while it is not known whether pull_request is set.
 	PullRequestUnknown bool
+	// Window is change_windows and break_glass (Window.Known false while either is unknown).
+	Window WindowConfig
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -128,6 +140,9 @@ type Rendered struct {
 	Stored *gitrepo.Tree
 	// ConfigKey fingerprints the render inputs (render mode; "" in files mode), for StampKeyFor.
 	ConfigKey string
+	// ClusterTypes are the labels of the render's cluster types (render mode; nil in files mode), for the
+	// waves' label selectors.
+	ClusterTypes map[string]map[string]string
 }
 
 // Renderer produces the desired files of a plan. The provider implements it: a render's diagnostics
@@ -185,6 +200,8 @@ type Planning struct {
 	Build string
 	// Renderer produces the desired files.
 	Renderer Renderer
+	// GitHub is the pull-request service (nil: GitHub is not read), for the open proposal of the state.
+	GitHub GitHub
 	// Phase, when set, is told how long each phase took (a log line).
 	Phase func(msg string, start time.Time, err error)
 	// Log, when set, records what the user need not see (a log line).
@@ -194,21 +211,32 @@ type Planning struct {
 	Config Config
 	// Prior is the state (nil on create).
 	Prior *Prior
+	// Replaces is, on the create of a forced replacement, the object it replaces (ParseReplaced; nil otherwise).
+	Replaces *Prior
 	// Replacing names the attributes whose change forces a replacement ("" for none).
 	Replacing string
+	// Rollout is the rollout attribute (nil for none).
+	Rollout *Rollout
 
 	// ID is the planned id ("" while the location is not known).
 	ID string
 	// Move is the old side of a move (nil when the resource does not move).
 	Move *MovePlan
-	// Rendered is the desired files.
+	// Rendered is the desired files (with a rollout, narrowed to what this apply writes).
 	Rendered Rendered
+	// Waves is the rollout this plan decided (nil without a rollout, or while an input is unknown).
+	Waves *rollout.WavePlan
 	// Changes is the change set (nil while an input is unknown).
 	Changes *Plan
 	// Decision is what the plan keeps or leaves unknown besides the change set.
 	Decision PlanDecision
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+
+	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
+	// break-glass let through (nil for none).
+	Now            time.Time
+	BreakGlassUsed *BreakGlassRecord
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -251,8 +279,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 		p.repoKey(c.Resource.RepoURL) == p.repoKey(p.Prior.Resource.RepoURL) {
 		c.Resource.RepoURL = p.Prior.Resource.RepoURL
 	}
-	if c.LocationKnown() {
-		p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if !c.LocationKnown() {
+		return nil
+	}
+	p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	if p.Replaces != nil {
+		return p.planReplacement()
 	}
 	return nil
 }
@@ -260,6 +292,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 // planDestroy is the only step of a destroy's plan: the warning of what it deletes, or the refusal.
 func planDestroy(ctx context.Context, p *Planning) error {
 	if p.Prior == nil {
+		return nil
+	}
+	if r := p.Prior.Resource; p.Locations.WasApplied(p.repoKey(r.RepoURL), r.Branch, r.Path) {
+		// create_before_destroy: the new object of a replacement wrote this location in this apply.
+		p.Warn("No file is deleted from the Git branch", fmt.Sprintf("kalypso_gitops_commit %s: the resource that replaces it was created at the same "+
+			"location in this apply and took the files over; destroying the old object deletes nothing.", p.Prior.ID))
 		return nil
 	}
 	return p.planRemoval(ctx, "destroying the resource")
@@ -339,6 +377,19 @@ type MovePlan struct {
 // Key is the key in changes of a file of the old location (OldKey).
 func (m *MovePlan) Key(rel string) string { return OldKey(m.From, m.SameBranch, m.SameRepo, rel) }
 
+// RootKey is the key in changes of a root-relative file of the old location (its ownership record, its
+// promoted-commit file), prefixed as OldKey prefixes.
+func (m *MovePlan) RootKey(name string) string {
+	switch {
+	case m.SameBranch:
+		return name
+	case m.SameRepo:
+		return m.From.Branch + ":" + name
+	default:
+		return m.From.RepoURL + "@" + m.From.Branch + ":" + name
+	}
+}
+
 // Record is the MoveRecord the plan keeps for the apply (nil when nothing is removed).
 func (m *MovePlan) Record() []byte {
 	if m == nil || m.Retain || m.Old.Gone {
@@ -373,7 +424,7 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 			return nil, Explain(stateID, err)
 		}
 	}
-	d := DecideMove(old, p.ID, retain, p.Prior.Protected, to.MaxDeletePercent)
+	d := DecideMove(old, p.ID, retain, p.Prior.Protected)
 	if d.Refusal != nil {
 		return nil, &Refusal{Attribute: "deletion_protection", Summary: "The move deletes files at the old location", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", stateID, d.Refusal)}
 	}
@@ -454,7 +505,27 @@ func planGuards(_ context.Context, p *Planning) error {
 	if err := CheckBranchGuards(p.Config.Resource.Path, p.Changes, p.Config.Resource.MaxDeletePercent); err != nil {
 		return Explain(p.ID, err)
 	}
+	if m := p.Move; m != nil && !m.Retain && !m.Old.Gone {
+		if err := CheckMoveDeletion(m.Old, p.ID, p.writes, p.Config.Resource.MaxDeletePercent); err != nil {
+			return &Refusal{Attribute: "max_delete_percent", Summary: "The move deletes files the new location does not write",
+				Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.Prior.ID, err)}
+		}
+	}
 	return p.checkStamp()
+}
+
+// writes reports whether the plan's desired tree holds the file rel (relative to the path): the files, or
+// the tree built or loaded for them. A tree recorded by the last apply stands for files it does not list:
+// it writes the old location's files again only when it is the same tree.
+func (p *Planning) writes(rel string) bool {
+	if f := p.Rendered.Files; f != nil {
+		_, ok := f[rel]
+		return ok
+	}
+	if t := p.Changes.Tree; t != nil {
+		return t.Has(rel)
+	}
+	return p.Move != nil && p.Move.Old.Tree == p.Changes.DesiredTree
 }
 
 // checkStamp refuses the plan when the last plan of the same configuration found the branch missing or
@@ -502,7 +573,7 @@ func planOutcome(ctx context.Context, p *Planning) error {
 	if p.Changes != nil {
 		p.Renderer.Keep(ctx, p.Changes.Tree)
 		if p.Move != nil {
-			p.Changes = p.Changes.WithMove(p.Move.Old, p.Move.Key, p.Config.Resource.MaxChanges, 0)
+			p.Changes = p.Changes.WithMove(p.Move, p.Config.Resource.MaxChanges, 0)
 		}
 	}
 	pr := p.Config.Resource.PullRequest != nil

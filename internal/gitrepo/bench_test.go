@@ -41,7 +41,7 @@ func BenchmarkIncrementalPush20k(b *testing.B) {
 		client *gitrepo.Client
 	}{
 		{"file", func(repo string) string { return "file://" + root + "/" + repo }, &gitrepo.Client{CacheDir: b.TempDir()}},
-		{"smart-http", srv.RepoURL, &gitrepo.Client{CacheDir: b.TempDir(), Auth: gitrepo.Auth{Token: "t"}}},
+		{"smart-http", srv.RepoURL, &gitrepo.Client{CacheDir: b.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: "t"}}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			repo := gitserver.NewSeededRepo(b, root, tc.name+".git", "main", seed)
@@ -142,7 +142,9 @@ func BenchmarkFirstApply350k(b *testing.B) {
 		client func() *gitrepo.Client
 	}{
 		{"file", func(repo string) string { return "file://" + root + "/" + repo }, func() *gitrepo.Client { return &gitrepo.Client{CacheDir: b.TempDir()} }},
-		{"smart-http", srv.RepoURL, func() *gitrepo.Client { return &gitrepo.Client{CacheDir: b.TempDir(), Auth: gitrepo.Auth{Token: "t"}} }},
+		{"smart-http", srv.RepoURL, func() *gitrepo.Client {
+			return &gitrepo.Client{CacheDir: b.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: "t"}}
+		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var push time.Duration

@@ -48,7 +48,7 @@ func TestCache_DamagedObjectIsRefetched(t *testing.T) {
 	repo := gitserver.NewSeededRepo(t, root, "r.git", "main", map[string]string{"clusters/a.yaml": "a", "README.md": "x"})
 	cache := t.TempDir()
 	var rec debugrec.Recorder
-	c := &gitrepo.Client{CacheDir: cache, Auth: gitrepo.Auth{Token: token}, Debug: rec.Record}
+	c := &gitrepo.Client{CacheDir: cache, Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token}, Debug: rec.Record}
 	ctx := context.Background()
 	url := srv.RepoURL("r.git")
 	req := gitrepo.InspectRequest{RepoURL: url, Branch: "main", Path: "clusters"}

@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,9 @@ type Auth struct {
 	SSHHostKeyFingerprint string
 	// CACertificates is extra PEM CA bundle content trusted for https remotes.
 	CACertificates string
+	// LoopbackHTTP allows Token over plain http to a loopback host (127.0.0.0/8, ::1, localhost); Token
+	// never goes over plain http to any other host.
+	LoopbackHTTP bool
 }
 
 // Client is safe for concurrent use. The zero value works (a temporary cache directory is created lazily).
@@ -66,6 +70,16 @@ type Client struct {
 	// InspectionDir, when set, keeps what Inspect found at a commit (without ListFiles) for the next
 	// process that reads the same commit (inspectmemo.go). Empty: every Inspect reads the objects.
 	InspectionDir string
+	// CredentialHosts are hosts ("host" or "host:port") that receive Auth.Token for a URL that came from
+	// repository content (ForContent). A URL the configuration names, or one git_url_rewrites maps, needs
+	// no listing.
+	CredentialHosts []string
+	// AllowLocalContent lets a URL that came from repository content name a local repository (file:// or
+	// a path) that no rewrite maps.
+	AllowLocalContent bool
+
+	// content marks a client whose URLs come from repository content (ForContent).
+	content bool
 
 	tmpOnce sync.Once
 	tmpDir  string
@@ -73,6 +87,20 @@ type Client struct {
 
 	// hookBeforeUpdate runs before each ref update (tests only).
 	hookBeforeUpdate func(attempt int)
+}
+
+// ForContent returns a client, sharing this one's cache, for URLs that come from repository content (a
+// control plane's BaseRepo spec.repo, a WorkloadRegistration's spec.workload.repo) rather than from the
+// configuration: anyone who can write a line there chooses them. Such a URL gets Auth.Token only when
+// git_url_rewrites maps it (the target is the configuration's) or its host is in CredentialHosts, and it
+// may name a local repository only with AllowLocalContent.
+func (c *Client) ForContent() *Client {
+	cacheDir := c.CacheDir
+	if cacheDir == "" {
+		cacheDir, _ = c.cacheRoot()
+	}
+	return &Client{CacheDir: cacheDir, Rewrites: c.Rewrites, Auth: c.Auth, Timeout: c.Timeout, MaxRetries: c.MaxRetries, Debug: c.Debug,
+		InspectionDir: c.InspectionDir, CredentialHosts: c.CredentialHosts, AllowLocalContent: c.AllowLocalContent, content: true}
 }
 
 // RewriteURL applies the insteadOf rewrites; the longest matching prefix wins.
@@ -118,6 +146,9 @@ func (c *Client) resolve(repoURL string) (*endpoint, error) {
 	e := &endpoint{display: repoURL, url: rewritten, ep: ep}
 	switch ep.Protocol {
 	case "file":
+		if c.content && !c.AllowLocalContent && rewritten == repoURL {
+			return nil, withClass(ErrLocalContent, fmt.Errorf("%s names a local repository, and it comes from repository content, not from the configuration", RedactURL(repoURL)))
+		}
 		e.local = true
 		e.dir = ep.Path
 		if !filepath.IsAbs(e.dir) {
@@ -161,6 +192,12 @@ func (c *Client) authMethod(e *endpoint) (transport.AuthMethod, error) {
 		if c.Auth.Token == "" {
 			return nil, nil
 		}
+		if reason := c.withholdToken(e); reason != "" {
+			if c.Debug != nil {
+				c.Debug(context.Background(), "git token withheld", map[string]any{"url": RedactURL(e.display), "reason": reason})
+			}
+			return nil, nil
+		}
 		user := c.Auth.TokenUser
 		if user == "" {
 			user = "x-access-token"
@@ -187,6 +224,45 @@ func (c *Client) authMethod(e *endpoint) (transport.AuthMethod, error) {
 		return keys, nil
 	}
 	return nil, nil
+}
+
+// withholdToken says why Auth.Token must not go to e ("" when it may): plain http to a host that is not
+// loopback, or loopback without Auth.LoopbackHTTP; a URL from repository content that no rewrite maps, to
+// a host not in CredentialHosts. (go-git drops the credentials itself when a redirect leaves the origin.)
+func (c *Client) withholdToken(e *endpoint) string {
+	host := e.ep.Host
+	if e.ep.Protocol == "http" {
+		if !IsLoopback(host) {
+			return "plain http to a host that is not loopback"
+		}
+		if !c.Auth.LoopbackHTTP {
+			return "plain http to loopback without allow_loopback_http"
+		}
+	}
+	if c.content && e.url == e.display && !c.credentialHost(host, e.ep.Port) {
+		return "the URL comes from repository content and its host is not in git_credential_hosts"
+	}
+	return ""
+}
+
+func (c *Client) credentialHost(host string, port int) bool {
+	for _, h := range c.CredentialHosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == strings.ToLower(host) || (port != 0 && h == strings.ToLower(net.JoinHostPort(host, strconv.Itoa(port)))) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsLoopback reports whether host (a name or an address, without port) is localhost or a loopback address.
+func IsLoopback(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // hostKeyCallback verifies the server key by fingerprint or known_hosts. It never accepts an unknown key.

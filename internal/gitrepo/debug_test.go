@@ -26,7 +26,7 @@ func TestDebugEventsNameTargetsTimingsAndRetriesButNoSecret(t *testing.T) {
 	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
 	rec := &debugrec.Recorder{}
 	c := &gitrepo.Client{
-		CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}, Debug: rec.Record,
+		CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token}, Debug: rec.Record,
 		Rewrites: map[string]string{"https://github.com/org/": strings.TrimSuffix(srv.RepoURL("fleet.git"), "fleet.git")},
 	}
 	const written = "https://github.com/org/fleet.git"

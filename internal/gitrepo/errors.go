@@ -49,6 +49,9 @@ var (
 	ErrStale = errors.New("the branch changed since the plan")
 	// ErrCommitNotOnBranch: a pinned commit is not the branch head nor one of its ancestors.
 	ErrCommitNotOnBranch = errors.New("commit not on the branch")
+	// ErrLocalContent: a URL from repository content names a local repository, which the provider does not
+	// read unless it is allowed to (Client.AllowLocalContent).
+	ErrLocalContent = errors.New("local repository named by repository content")
 )
 
 // Error describes a failed Git operation with the repository, branch and path it concerned.

@@ -106,7 +106,7 @@ func TestApply_GitFaultsOverSmartHTTP(t *testing.T) {
 			root := t.TempDir()
 			repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", faultOutside)
 			srv := gitserver.Start(t, root, gitserver.Options{Token: token})
-			c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}}
+			c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token}}
 			ctx := context.Background()
 			req := gitrepo.ApplyRequest{RepoURL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: fixtures.Bytes(v1), Message: "v1"}
 			if _, err := c.Apply(ctx, req); err != nil {

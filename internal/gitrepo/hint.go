@@ -28,7 +28,7 @@ type Fields struct {
 }
 
 // classes are the sentinel errors in the order Class tests them.
-var classes = []error{ErrCredentialsInURL, ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound,
+var classes = []error{ErrCredentialsInURL, ErrLocalContent, ErrAuth, ErrRepositoryNotFound, ErrBranchNotFound, ErrPathNotFound,
 	ErrCommitNotOnBranch, ErrStale, ErrConflict, ErrForeignBranch, ErrCorruptCache, ErrTimeout, ErrInvalidInput}
 
 // Class returns the sentinel error err wraps (ErrAuth, ErrBranchNotFound, ...), or nil for none.
@@ -59,7 +59,12 @@ func Hint(err error, f Fields) (hint, attribute string) {
 			attribute = f.Repo // the resource's own credentials for that repository may be the ones at fault
 		}
 		return "Check the provider's git_token (GIT_TOKEN/GITHUB_TOKEN) for https, or ssh_private_key and ssh_known_hosts for ssh" + own(f) +
-			", and that they may " + may + " the repository.", attribute
+			", and that they may " + may + " the repository. The token goes only over https (over plain http only to a loopback host, with the provider's " +
+			"allow_loopback_http), and to a URL that comes from repository content (a BaseRepo or WorkloadRegistration) only when git_url_rewrites maps it " +
+			"or its host is in the provider's git_credential_hosts.", attribute
+	case ErrLocalContent:
+		return "Nothing was read. A repository URL in a control plane or Workload (" + f.Repo + ") may name a local repository (file:// or a path) " +
+			"only when the provider sets allow_local_repositories_from_content = true, or when git_url_rewrites maps it; use an https or ssh URL.", f.Repo
 	case ErrRepositoryNotFound:
 		return "Check " + f.Repo + " and the provider's git_url_rewrites, and that the credentials can see the repository.", f.Repo
 	case ErrBranchNotFound:

@@ -26,7 +26,7 @@ func TestHint_NamesTheCallersAttribute(t *testing.T) {
 	root := t.TempDir()
 	gitserver.NewSeededRepo(t, root, "fleet.git", "main", map[string]string{"apps/a.yaml": "a"})
 	srv := gitserver.Start(t, root, gitserver.Options{Token: "right"})
-	c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: "wrong"}}
+	c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: "wrong"}}
 	fileURL := "file://" + filepath.Join(root, "fleet.git")
 	read := func(repo, branch, path string) error {
 		_, _, err := (&gitrepo.Client{CacheDir: t.TempDir()}).ReadTree(ctx, repo, branch, path)

@@ -130,7 +130,7 @@ func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
 	ctx := context.Background()
 	cache := t.TempDir()
 
-	bad := &gitrepo.Client{CacheDir: cache, Auth: gitrepo.Auth{Token: "wrong"}}
+	bad := &gitrepo.Client{CacheDir: cache, Auth: gitrepo.Auth{LoopbackHTTP: true, Token: "wrong"}}
 	_, _, err := bad.ReadTree(ctx, srv.RepoURL("fleet.git"), "main", "clusters")
 	if !errors.Is(err, gitrepo.ErrAuth) {
 		t.Fatalf("wrong token: err = %v, want ErrAuth", err)
@@ -143,7 +143,7 @@ func TestReadTree_SmartHTTP_AuthCacheAndErrors(t *testing.T) {
 		t.Fatalf("no token: err = %v, want ErrAuth", err)
 	}
 
-	c := &gitrepo.Client{CacheDir: cache, Auth: gitrepo.Auth{Token: "s3cr3t-token"}}
+	c := &gitrepo.Client{CacheDir: cache, Auth: gitrepo.Auth{LoopbackHTTP: true, Token: "s3cr3t-token"}}
 	sha, files, err := c.ReadTree(ctx, srv.RepoURL("fleet.git"), "main", "clusters")
 	if err != nil {
 		t.Fatal(err)

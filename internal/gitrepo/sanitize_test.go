@@ -28,7 +28,7 @@ func TestRemoteTextIsSanitized(t *testing.T) {
 		srv := gitserver.Start(t, root, gitserver.Options{Token: token, Wrap: gitserver.EchoCredentials(gitserver.Any, &hits)})
 		var mu sync.Mutex
 		var events []string
-		c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}, Debug: func(_ context.Context, msg string, fields map[string]any) {
+		c := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token}, Debug: func(_ context.Context, msg string, fields map[string]any) {
 			mu.Lock()
 			defer mu.Unlock()
 			events = append(events, fmt.Sprint(msg, fields))

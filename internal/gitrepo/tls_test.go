@@ -32,7 +32,7 @@ func TestTLS_PrivateCAIsRequiredAndTrusted(t *testing.T) {
 	ctx := context.Background()
 	req := gitrepo.ApplyRequest{RepoURL: url, Branch: "main", Path: "clusters", Files: fixtures.Bytes(map[string]string{"a/b.yaml": "x"}), Message: "tls"}
 
-	untrusted := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}}
+	untrusted := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token}}
 	if _, _, err := untrusted.ReadTree(ctx, url, "main", "."); err == nil || !strings.Contains(err.Error(), "x509") || strings.Contains(err.Error(), token) {
 		t.Errorf("read without the CA: %v", err)
 	}
@@ -42,7 +42,7 @@ func TestTLS_PrivateCAIsRequiredAndTrusted(t *testing.T) {
 	if n := gitserver.CommitCount(t, repo, "main"); n != 1 {
 		t.Fatalf("an untrusted server was written to: %d commits", n)
 	}
-	trusted := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token, CACertificates: srv.CAPEM}}
+	trusted := &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token, CACertificates: srv.CAPEM}}
 	if _, files, err := trusted.ReadTree(ctx, url, "main", "."); err != nil || string(files["README.md"]) != "outside\n" {
 		t.Fatalf("read with the CA: %v %v", files, err)
 	}

@@ -535,5 +535,18 @@ func (t *Tree) File(name string) ([]byte, error) {
 	return l.content, nil
 }
 
+// Has reports whether the tree holds the file name (relative to the tree's path), without reading it.
+func (t *Tree) Has(name string) bool {
+	segs := strings.Split(name, "/")
+	n := t.root
+	for _, s := range segs[:len(segs)-1] {
+		if n = n.dirs[s]; n == nil {
+			return false
+		}
+	}
+	_, ok := n.leaves[segs[len(segs)-1]]
+	return ok
+}
+
 // Len is the number of files in the tree.
 func (t *Tree) Len() int { return t.files }

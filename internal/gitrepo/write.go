@@ -58,6 +58,8 @@ type ApplyRequest struct {
 	// HeadMarker is a trailer line written into the message of every head-branch commit: the proof that a
 	// later apply may move the branch.
 	HeadMarker string
+	// Trailers are lines ("Token: value") written as the message's last paragraph, with HeadMarker.
+	Trailers []string
 	// CreateFrom names the branch a missing Branch is created from (direct mode only);
 	// empty means the repository's default branch, or an orphan commit in an empty repository.
 	CreateFrom string
@@ -549,8 +551,13 @@ func storeCommit(st storer.EncodedObjectStorer, tree, parent plumbing.Hash, req 
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
+	trailers := append([]string(nil), req.Trailers...)
 	if req.HeadBranch != "" && req.HeadMarker != "" && !HasTrailer(msg, req.HeadMarker) {
-		msg += "\n" + req.HeadMarker + "\n"
+		trailers = append(trailers, req.HeadMarker)
+	}
+	if len(trailers) > 0 {
+		// One paragraph, the message's last: `git interpret-trailers` reads only that one.
+		msg += "\n" + strings.Join(trailers, "\n") + "\n"
 	}
 	if err := checkCommitText(author, msg); err != nil {
 		return plumbing.ZeroHash, err

@@ -28,7 +28,7 @@ func targets(t *testing.T, root string) []target {
 	srv := gitserver.Start(t, root, gitserver.Options{Token: token})
 	return []target{
 		{"file", &gitrepo.Client{CacheDir: t.TempDir()}, func(repo string) string { return "file://" + root + "/" + repo }},
-		{"smart-http", &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{Token: token}}, srv.RepoURL},
+		{"smart-http", &gitrepo.Client{CacheDir: t.TempDir(), Auth: gitrepo.Auth{LoopbackHTTP: true, Token: token}}, srv.RepoURL},
 	}
 }
 

@@ -107,8 +107,8 @@ type Credential func(*http.Request)
 type Options struct {
 	// API names the service in errors ("the GitHub API").
 	API string
-	// Origin is the URL whose scheme, host and port the client may talk to with its credential and
-	// redirect within. Empty: any origin, without credential.
+	// Origin is the URL whose scheme, host and port receive Credential. Empty: no credential is added.
+	// Redirects are followed only within the first request's origin, whatever Origin is.
 	Origin string
 	// Credential, when set, is added to requests to Origin over https, or over plain http to a loopback
 	// host when LoopbackHTTP is true; never anywhere else.
@@ -245,10 +245,11 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.read += int64(n)
 	if b.read > limit {
-		b.err = bound(ErrTooLarge, "%s answered with more than %d bytes (the provider's cap on one answer); the server is broken or hostile", b.t.api, limit)
+		b.err = bound(ErrTooLarge, "%s answered with more than %d bytes (the provider's cap on one answer, which has no setting); the server is broken or hostile", b.t.api, limit)
 		return n - int(b.read-limit), b.err
 	}
-	if err != nil && err != io.EOF {
+	if err != nil {
+		// Also on io.EOF: a body cut by the deadline may end as if it were whole.
 		err = b.t.timeoutError(b.ctx, b.parent, err)
 	}
 	return n, err

@@ -53,7 +53,8 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 	if len(opts) == 0 {
 		return base
 	}
-	c := &gitrepo.Client{CacheDir: base.CacheDir, InspectionDir: base.InspectionDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries, Debug: base.Debug}
+	c := &gitrepo.Client{CacheDir: base.CacheDir, InspectionDir: base.InspectionDir, Rewrites: base.Rewrites, Auth: base.Auth, Timeout: base.Timeout, MaxRetries: base.MaxRetries, Debug: base.Debug,
+		CredentialHosts: base.CredentialHosts, AllowLocalContent: base.AllowLocalContent}
 	for _, o := range opts {
 		o(c)
 	}
@@ -78,7 +79,12 @@ func (d *ProviderData) newGitClient(temporary *gitrepo.TemporaryCaches) *gitrepo
 		Rewrites:      d.GitURLRewrites,
 		Timeout:       d.GitTimeout,
 		Debug:         debugLog,
+		// URLs from repository content get the token only for these hosts, and name local
+		// repositories only when allowed (gitrepo.Client.ForContent).
+		CredentialHosts:   d.GitCredentialHosts,
+		AllowLocalContent: d.AllowLocalContent,
 		Auth: gitrepo.Auth{
+			LoopbackHTTP:   d.loopbackHTTP(),
 			Token:          d.GitToken,
 			SSHPrivateKey:  d.SSHPrivateKey,
 			SSHKnownHosts:  d.SSHKnownHosts,

@@ -30,6 +30,7 @@ func TestAccGitopsCommit_DamagedCacheIsRefetched(t *testing.T) {
 	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GIT_TOKEN", token)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 	cache := filepath.Join(work, "cache")
 	cfg := func(files map[string]string) string {
 		return gitopsCfg{Provider: fmt.Sprintf("cache_dir = %s", gitopsHCL(cache)), URL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: files}.String()

@@ -55,6 +55,10 @@ type gitopsCommitModel struct {
 	PullRequestNumber     types.Int64  `tfsdk:"pull_request_number"`
 	PullRequestURL        types.String `tfsdk:"pull_request_url"`
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
+	Rollout               types.Object `tfsdk:"rollout"`
+	RolloutStatus         types.List   `tfsdk:"rollout_status"`
+	ChangeWindows         types.Object `tfsdk:"change_windows"`
+	BreakGlass            types.Object `tfsdk:"break_glass"`
 }
 
 type gitopsPullRequestModel struct {
@@ -229,6 +233,8 @@ type desired struct {
 	stored *gitrepo.Tree
 	// configKey fingerprints the render inputs without the provider build (render mode), for delivery.StampKey.
 	configKey string
+	// labels are the labels of the rendered cluster types, read when a rollout selects waves by them.
+	labels map[string]map[string]string
 }
 
 // desiredFiles reads files or renders; known is false when an input is not known yet. With last (render
@@ -251,11 +257,17 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		inputs := delivery.RenderInputs(render.BuildID(), key[:])
 		configKey := fmt.Sprintf("%x", key[:])
 		manifestsPath := path.Root("render").AtName("manifests")
+		// A rollout writes only some cluster types' folders, so the tree an apply records is not the render's:
+		// it needs the rendered files every time, and keeps no record a later plan could reuse.
+		fresh := !m.Rollout.IsNull()
+		if fresh {
+			last = nil
+		}
 		if last.Reusable(inputs) {
 			diags.Append(engineDiagnostics(last.Warnings, manifestsPath, nil)...)
 			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree, configKey: configKey}
 		}
-		if !r.data.cachesOrNil().renderCache().has(key) {
+		if !r.data.cachesOrNil().renderCache().has(key) && !fresh {
 			if rec, tree, ok := r.storedRender(ctx, inputs); ok {
 				diags.Append(engineDiagnostics(rec.Warnings, manifestsPath, nil)...)
 				return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: rec.Warnings}, summary: rec.Summary, stored: tree, configKey: configKey}
@@ -275,7 +287,11 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 					"to remove the files, destroy the resource instead.", len(manifests), rm.Environment.ValueString()))
 			return desired{}
 		}
-		return desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}, configKey: configKey}
+		d := desired{files: files, summary: delivery.SummaryOf(e.res), cached: e, known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: e.diags.Warnings()}, configKey: configKey}
+		if fresh {
+			d.record.Inputs, d.labels = "", clusterTypeLabels(manifests)
+		}
+		return d
 	}
 	if m.Files.IsUnknown() {
 		return desired{}

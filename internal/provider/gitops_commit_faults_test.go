@@ -66,6 +66,7 @@ func newFaultRig(t *testing.T, providerExtra string) *faultRig {
 	r.srv = gitserver.Start(t, root, gitserver.Options{Token: faultToken})
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GIT_TOKEN", faultToken)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_LOG_PATH", filepath.Join(r.work, "tf-trace.log"))
 	r.tf = newTerraformCLI(t, r.work)

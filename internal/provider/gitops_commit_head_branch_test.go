@@ -36,6 +36,7 @@ func TestAccGitopsCommit_HeadBranchIsOurs_MockGitHubAPI(t *testing.T) {
 	gh := mockgithub.Start(t, token)
 	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GIT_TOKEN", token)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 	t.Setenv("GITHUB_TOKEN", "")
 	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
 	cfg := func(head string, files map[string]string) string {
@@ -109,6 +110,7 @@ func TestAccGitopsCommit_MoveInPullRequestMode_MockGitHubAPI(t *testing.T) {
 	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", gitopsOutside)
 	gh := mockgithub.Start(t, token)
 	t.Setenv("GIT_TOKEN", token)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 	t.Setenv("GITHUB_TOKEN", "")
 	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
 	files := map[string]string{"drone/README.md": "drone", "large/README.md": "large"}

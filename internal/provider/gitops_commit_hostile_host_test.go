@@ -31,6 +31,7 @@ func TestAccGitopsCommit_HostileGitHostAnswer(t *testing.T) {
 	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GIT_TOKEN", token)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 
 	v1 := map[string]string{"drone/README.md": "drone"}
 	v2 := map[string]string{"drone/README.md": "drone v2"}

@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -345,118 +343,6 @@ func tofuOrSkip(t *testing.T) string {
 		t.Skip("no OpenTofu binary: set KALYPSO_TOFU")
 	}
 	return bin
-}
-
-// opaBinary is the opa CLI on PATH or in GOPATH/bin (`go install github.com/open-policy-agent/opa@v1.22.3`), or "".
-func opaBinary() string {
-	if p, err := exec.LookPath("opa"); err == nil {
-		return p
-	}
-	out, err := exec.Command("go", "env", "GOPATH").Output()
-	if err != nil {
-		return ""
-	}
-	p := filepath.Join(strings.TrimSpace(string(out)), "bin", "opa")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
-
-// TestAccGitopsCommit_DeletesCarryContentForPolicy: a delete's diff in `terraform show -json` holds the
-// removed file's content and changes_counts the counts, so examples/policies/gitops_commit.rego denies a
-// plan that deletes a reconciler in kube-system, one that deletes too many files, and a destroy.
-func TestAccGitopsCommit_DeletesCarryContentForPolicy(t *testing.T) {
-	t.Parallel()
-	r := newLifecycleRig(t, gitopsOutside)
-	reconciler := "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: platform\n  namespace: kube-system\n"
-	files := map[string]string{"drone/kube-system/reconciler.yaml": reconciler, "drone/app/namespace.yaml": "kind: Namespace\n"}
-	for i := 0; i < 11; i++ {
-		files[fmt.Sprintf("large/t%02d/namespace.yaml", i)] = "kind: Namespace\n"
-	}
-	extra := "  deletion_protection = false\n  max_delete_percent = 100"
-	r.write(lifecycleResource("file://"+r.repo, files, extra))
-	r.must("apply", "-auto-approve")
-
-	r.write(lifecycleResource("file://"+r.repo, map[string]string{"drone/app/namespace.yaml": "kind: Namespace\n"}, extra))
-	r.must("plan", "-out=remove.tfplan")
-	planJSON := r.tf.mustRun("show", "-json", "remove.tfplan")
-	var plan struct {
-		ResourceChanges []struct {
-			Change struct {
-				After struct {
-					Changes map[string]struct{ Action, Diff string } `json:"changes"`
-					Counts  map[string]string                        `json:"changes_counts"`
-				} `json:"after"`
-			} `json:"change"`
-		} `json:"resource_changes"`
-	}
-	if err := json.Unmarshal([]byte(planJSON), &plan); err != nil || len(plan.ResourceChanges) != 1 {
-		t.Fatalf("show -json: %v\n%s", err, planJSON)
-	}
-	after := plan.ResourceChanges[0].Change.After
-	if c := after.Changes["clusters/drone/kube-system/reconciler.yaml"]; c.Action != "delete" || c.Diff != reconciler {
-		t.Errorf("the delete of the kube-system reconciler shows %+v, want its content", c)
-	}
-	if !reflect.DeepEqual(after.Counts, map[string]string{"create": "0", "update": "0", "delete": "12"}) {
-		t.Errorf("changes_counts %v", after.Counts)
-	}
-
-	opa := opaBinary()
-	if opa == "" && os.Getenv("KALYPSO_REQUIRE_OPA") != "" {
-		t.Fatal("KALYPSO_REQUIRE_OPA is set but no opa binary was found (go install github.com/open-policy-agent/opa@v1.22.3)")
-	}
-	if opa == "" {
-		t.Skip("no opa binary: the policy is not evaluated (go install github.com/open-policy-agent/opa@v1.22.3)")
-	}
-	deny := func(planFile string) []string {
-		t.Helper()
-		js := r.tf.mustRun("show", "-json", planFile)
-		in := filepath.Join(r.work, planFile+".json")
-		if err := os.WriteFile(in, []byte(js), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(opa, "eval", "--format=json", "-d", filepath.Join("..", "..", "examples", "policies", "gitops_commit.rego"), "-i", in, "data.kalypso.gitops.deny").CombinedOutput()
-		if err != nil {
-			t.Fatalf("opa eval: %v\n%s", err, out)
-		}
-		var res struct {
-			Result []struct {
-				Expressions []struct{ Value []string } `json:"expressions"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(out, &res); err != nil || len(res.Result) != 1 || len(res.Result[0].Expressions) != 1 {
-			t.Fatalf("opa eval output: %v\n%s", err, out)
-		}
-		got := res.Result[0].Expressions[0].Value
-		sort.Strings(got)
-		return got
-	}
-	want := []string{
-		"kalypso_gitops_commit.test deletes 12 files, more than 10",
-		"kalypso_gitops_commit.test deletes clusters/drone/kube-system/reconciler.yaml, which holds objects in namespace kube-system",
-	}
-	if got := deny("remove.tfplan"); !reflect.DeepEqual(got, want) {
-		t.Errorf("policy on the removal plan denies %q, want %q", got, want)
-	}
-	r.must("plan", "-destroy", "-out=destroy.tfplan")
-	if got := deny("destroy.tfplan"); !reflect.DeepEqual(got, []string{"kalypso_gitops_commit.test is destroyed, which deletes every file under its path"}) {
-		t.Errorf("policy on the destroy plan denies %q", got)
-	}
-	// An update that deletes nothing passes.
-	r.write(lifecycleResource("file://"+r.repo, fixtures.Merge(files, map[string]string{"drone/app/namespace.yaml": "kind: Namespace\nmetadata: {}\n"}), extra))
-	r.must("plan", "-out=update.tfplan")
-	if got := deny("update.tfplan"); len(got) != 0 {
-		t.Errorf("policy on an update denies %q", got)
-	}
-	// With max_changes below the number of deletions, the deletions past it are counted, not listed:
-	// the policy cannot read their content and refuses the plan.
-	r.write(lifecycleResource("file://"+r.repo, map[string]string{"drone/app/namespace.yaml": "kind: Namespace\n"}, extra+"\n  max_changes = 3"))
-	r.must("plan", "-out=cut.tfplan")
-	wantCut := []string{"kalypso_gitops_commit.test deletes 12 files but lists 3 of them; raise max_changes so that every deletion is checked", want[0], want[1]}
-	if got := deny("cut.tfplan"); !reflect.DeepEqual(got, wantCut) {
-		t.Errorf("policy on a removal listed in part denies %q", got)
-	}
 }
 
 // moveResource is a files-mode resource named test.

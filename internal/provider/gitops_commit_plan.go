@@ -21,20 +21,28 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 )
 
+// The private-state keys of a replacement (delivery/replace.go): replacedKey, in an update's plan, names
+// the object in state for the create's plan of a forced replacement; takeOverKey, in a create's plan, is
+// the location it takes over, for the destroy of the object it replaces.
+const (
+	replacedKey = "replaced"
+	takeOverKey = "take_over"
+)
+
 // privateGetter reads the resource's private state.
 type privateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
 // planning converts the plan (nil on destroy) and the state (nil on create) for the engine's steps.
-func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitopsCommitModel, rend *planRenderer, diags *diag.Diagnostics) *delivery.Planning {
+func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitopsCommitModel, rend *planRenderer, private privateGetter, diags *diag.Diagnostics) *delivery.Planning {
 	p := &delivery.Planning{
-		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(),
+		Renderer: rend, Store: r.data.RenderStore(), Build: render.BuildID(), Now: r.data.Now(),
 		Phase: func(msg string, start time.Time, err error) { phaseLog(ctx, msg, start, err) },
 		Log:   func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) },
 	}
 	if r.data != nil {
-		p.Locations = r.data.Locations
+		p.Locations, p.GitHub = r.data.Locations, r.data.GitHubClient
 	}
 	if plan != nil {
 		p.Git = r.client(plan)
@@ -42,9 +50,14 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			Resource: r.settings(ctx, plan, diags), RawPath: plan.Path.ValueString(),
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
-				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown(),
-			PullRequestUnknown: plan.PullRequest.IsUnknown(),
+				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
+			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 		}
+		p.Rollout = r.rolloutConfig(ctx, plan, diags)
+	}
+	if state == nil && plan != nil {
+		b, _ := private.GetKey(ctx, replacedKey)
+		p.Replaces = delivery.ParseReplaced(b)
 	}
 	if state != nil {
 		p.PriorGit = r.client(state)
@@ -68,6 +81,17 @@ func (r *GitopsCommitResource) lastRender(ctx context.Context, private privateGe
 	return delivery.ParseRenderRecord(b)
 }
 
+// takenOver reports whether the destroy of the resource in state s writes nothing because the object
+// that replaces it takes its location over: its plan recorded that in the planned private state Terraform
+// hands this destroy, or, with create_before_destroy, it was created at that location in this process.
+func (r *GitopsCommitResource) takenOver(ctx context.Context, private privateGetter, s delivery.Resource, state *gitopsCommitModel) bool {
+	key := r.client(state).RepositoryKey
+	if b, _ := private.GetKey(ctx, takeOverKey); delivery.ParseTakeOver(b).Covers(s, key) {
+		return true
+	}
+	return r.data != nil && r.data.Locations.WasApplied(key(s.RepoURL), s.Branch, s.Path)
+}
+
 // reportPlan sets the planned values and private state from what the steps decided.
 func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Planning, plan, state *gitopsCommitModel, rend *planRenderer, resp *resource.ModifyPlanResponse) {
 	if gitopsKnown(plan.RepositoryURL) {
@@ -77,6 +101,8 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		plan.ID = types.StringValue(p.ID)
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, p.Move.Record())...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, replacedKey, p.ReplacedRecord())...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, p.TakeOverRecord())...)
 	if cs := p.Changes; cs != nil {
 		plan.setChanges(cs)
 		plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
@@ -90,6 +116,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		plan.RenderSummary = state.RenderSummary // same inputs, same render
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
+	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
 	planDecision(ctx, p.Decision, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
@@ -139,10 +166,13 @@ func (pr *planRenderer) Desired(ctx context.Context, reuse bool) (delivery.Rende
 	if pr.diags.HasError() {
 		return delivery.Rendered{}, delivery.ErrReported
 	}
-	return delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey}, nil
+	return delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}, nil
 }
 
 func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {
+	if !pr.m.Rollout.IsNull() {
+		return // the tree of what this apply writes, not the render's: another resource must not reuse it
+	}
 	pr.d.cached.rememberTree(t)
 	pr.r.keepRender(ctx, pr.d, t)
 }

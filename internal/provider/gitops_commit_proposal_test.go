@@ -133,3 +133,83 @@ func TestAccGitopsCommit_RevertedProposalIsClosed_MockGitHubAPI(t *testing.T) {
 		})
 	}
 }
+
+// TestAccGitopsCommit_ProposalFollowsAMove_MockGitHubAPI: with pull request #1 open (never merged), a
+// change of branch says in the plan that the apply closes #1; the apply opens #2 into the new branch and
+// closes #1, which before stayed open and untracked. A change of path on the same branch keeps the head
+// branch: #2 is updated in place, with no warning about it. Each re-plan is empty.
+func TestAccGitopsCommit_ProposalFollowsAMove_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newProposalRig(t, "ghp_MOVEproposal0123456789abcdefAB", gitopsOutside)
+	gitserver.Commit(t, r.repo, "dev", "dev", map[string]string{"README.md": "dev\n"}, nil)
+	files := map[string]string{"drone/a.yaml": "a: 1\n"}
+	cfg := func(branch, path string) string {
+		return gitopsCfg{URL: "https://github.com/org/fleet.git", Branch: branch, Path: path, Files: files, Extra: "  pull_request = {}\n"}.String()[len("provider \"kalypso\" {\n\n}\n\n"):]
+	}
+	r.write(cfg("main", "clusters"))
+	r.must("apply", "-auto-approve")
+	r.expectPRs("after the first apply", mockgithub.PR{Number: 1, State: "open", Head: "kalypso/main", Base: "main"})
+	mainHead := gitserver.Head(t, r.repo, "main")
+
+	r.write(cfg("dev", "clusters"))
+	out := r.expectExit(2, "plan", "-detailed-exitcode")
+	expectOutput(t, "plan of the branch move", out, `Warning: The apply closes pull request #1`,
+		`the proposal moves from kalypso/main into main to kalypso/dev into dev, so the apply opens a new pull request there and closes pull request #1`)
+	r.must("apply", "-auto-approve")
+	r.expectPRs("after the branch move", mockgithub.PR{Number: 1, State: "closed", Head: "kalypso/main", Base: "main"},
+		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/dev", Base: "dev"})
+	if got := gitserver.Head(t, r.repo, "main"); got != mainHead {
+		t.Errorf("the branch move wrote main")
+	}
+	r.expectExit(0, "plan", "-detailed-exitcode")
+
+	r.write(cfg("dev", "envs/dev"))
+	out = r.expectExit(2, "plan", "-detailed-exitcode")
+	if strings.Contains(out, "pull request #2") {
+		t.Errorf("a path move on the same branch updates #2 in place; the plan says otherwise:\n%s", out)
+	}
+	r.must("apply", "-auto-approve")
+	r.expectPRs("after the path move", mockgithub.PR{Number: 1, State: "closed", Head: "kalypso/main", Base: "main"},
+		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/dev", Base: "dev"})
+	if got := gitserver.Files(t, r.repo, "kalypso/dev"); got["envs/dev/drone/a.yaml"] != "a: 1\n" || got["clusters/drone/a.yaml"] != "" {
+		t.Errorf("the proposal after the path move: %v", got)
+	}
+	r.expectExit(0, "plan", "-detailed-exitcode")
+}
+
+// TestAccGitopsCommit_ProposalMergedBetweenPlanAndApply_MockGitHubAPI: a path move planned (plan -out)
+// while pull request #1 is open, #1 merged, then the saved plan applied: "The pull request was merged
+// since the plan" with the way out, not "Provider produced inconsistent final plan", and nothing is
+// written. A new plan then moves the merged files.
+func TestAccGitopsCommit_ProposalMergedBetweenPlanAndApply_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newProposalRig(t, "ghp_MERGEDbetween0123456789abcdefA", gitopsOutside)
+	files := map[string]string{"drone/a.yaml": "a: 1\n"}
+	cfg := func(path string) string {
+		return gitopsCfg{URL: "https://github.com/org/fleet.git", Branch: "main", Path: path, Files: files, Extra: "  pull_request = {}\n"}.String()[len("provider \"kalypso\" {\n\n}\n\n"):]
+	}
+	r.write(cfg("clusters"))
+	r.must("apply", "-auto-approve")
+	r.write(cfg("envs/dev"))
+	r.expectExit(2, "plan", "-detailed-exitcode", "-out=move.tfplan")
+	merged := gitserver.Head(t, r.repo, "kalypso/main")
+	gitserver.Git(t, "", nil, "--git-dir", r.repo, "update-ref", "refs/heads/main", merged)
+	r.gh.SetState("org/fleet", 1, true)
+	refs := gitopsRefs(t, r.repo)
+
+	out := r.expectExit(1, "apply", "move.tfplan")
+	expectOutput(t, "apply of the saved plan", out, `Error: The pull request was merged since the plan`,
+		`pull request #1 \(kalypso/main into main\) was merged after the plan was made`, `Nothing was written. Run terraform plan again`)
+	if strings.Contains(out, "inconsistent final plan") {
+		t.Errorf("the apply reports an inconsistent final plan:\n%s", out)
+	}
+	if got := gitopsRefs(t, r.repo); got != refs {
+		t.Errorf("the refused apply wrote:\n%s\nwant\n%s", got, refs)
+	}
+	r.expectPRs("after the refused apply", mockgithub.PR{Number: 1, State: "closed", Merged: true, Head: "kalypso/main", Base: "main"})
+
+	r.must("apply", "-auto-approve")
+	r.expectPRs("after the new plan", mockgithub.PR{Number: 1, State: "closed", Merged: true, Head: "kalypso/main", Base: "main"},
+		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/main", Base: "main"})
+	r.expectExit(0, "plan", "-detailed-exitcode")
+}

@@ -105,8 +105,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`repository_url` is a move, planned as one update: `changes` lists the files at the new location and the deletions at the old one " +
 					"(keys prefixed with `<old branch>:`, or `<old repository_url>@<old branch>:`, when the old location is on another branch). On one branch " +
 					"of one repository the apply writes both sides in one commit; otherwise it writes the new location first, then removes the old one " +
-					"in a second commit. `deletion_protection` (as applied) and " +
-					"`max_delete_percent` apply to the old side; with `retain_on_destroy = true` the old files stay.",
+					"in a second commit. `deletion_protection` (as applied) applies to the old side, and " +
+					"`max_delete_percent` to the old files the new location does not write again; with `retain_on_destroy = true` the old files stay.",
 				Optional: true, Computed: true, Default: stringdefault.StaticString("."),
 			},
 			"render": schema.SingleNestedAttribute{
@@ -180,7 +180,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
 			"deletion_protection": schema.BoolAttribute{
-				MarkdownDescription: "Refuse, at plan time, a destroy or a replacement that would delete files under `path`. Defaults to `true`: " +
+				MarkdownDescription: "Refuse, at plan time, a destroy or a move that would delete files under `path` (a replacement at the same location deletes nothing: the new object takes the files over). Defaults to `true`: " +
 					"clusters prune what leaves their folders, so removing a resource (or renaming it in the configuration) would remove every " +
 					"workload of the environment. The plan's error names the files per directory and the two ways out: `retain_on_destroy = true` " +
 					"keeps the files, or `deletion_protection = false`, applied first, allows the deletion. An unprotected destroy's plan warns " +
@@ -260,12 +260,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
+			"change_windows":      changeWindowsSchema(),
+			"break_glass":         breakGlassSchema(),
 			"pull_request_number": schema.Int64Attribute{Computed: true, MarkdownDescription: "Pull request number in PR mode."},
 			"pull_request_url":    schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
 			"pull_request_state": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`open`, `merged` or `closed` in PR mode (`none` when there was nothing to propose); null otherwise.",
 			},
+			"rollout":        gitopsRolloutAttribute(),
+			"rollout_status": gitopsRolloutStatusAttribute(),
 		},
 	}
 }
@@ -299,6 +303,7 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.Append(cfg.PullRequest.As(ctx, &prm, objectAsOptions)...)
 		settings.HeadBranch = known(prm.HeadBranch)
 	}
+	validateWindows(ctx, &cfg, &resp.Diagnostics)
 	for _, p := range delivery.CheckSettings(settings) {
 		resp.Diagnostics.AddAttributeError(attributePath(p.Attribute), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
@@ -344,11 +349,11 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if plan != nil {
 		steps, rend.last = delivery.PlanSteps(), r.lastRender(ctx, req.Private, state)
 	}
-	p := r.planning(ctx, plan, state, rend, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	p := r.planning(ctx, plan, state, rend, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
-	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	p.Replacing, p.BreakGlassUsed = replacedAttributes(resp.RequiresReplace), breakGlassUsed(ctx, req.Private)
 	err := delivery.RunPlan(ctx, p, steps)
 	for _, n := range p.Warnings {
 		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
@@ -364,6 +369,16 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
+	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
+		return
+	}
+	var m gitopsCommitModel
+	if resp.Diagnostics.Append(resp.State.Get(ctx, &m)...); !resp.Diagnostics.HasError() && r.data != nil {
+		// With create_before_destroy, the replaced object's destroy comes next in this process: it finds
+		// its location taken over (delivery.Locations.WasApplied).
+		s := r.settings(ctx, &m, &resp.Diagnostics)
+		r.data.Locations.Applied(r.client(&m).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+	}
 }
 
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -381,6 +396,7 @@ func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRe
 }
 
 type privateSetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
@@ -393,7 +409,11 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	ctx = gitopsLogContext(ctx, &state)
 	s := r.settings(ctx, &state, &resp.Diagnostics)
 	req2 := s.RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
-	if req2.Files = state.Render.IsNull(); req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
+	// With a rollout the branch holds the configured files and promoted commit only once the last wave is
+	// written; until then its other folders differ on purpose, and rollout_status says so. The refresh reads
+	// the tree (content_hash) but keeps the configured files and promoted commit.
+	rolling := !state.Rollout.IsNull()
+	if req2.Files = state.Render.IsNull() && !rolling; req2.Files && !state.Files.IsNull() && !state.Files.IsUnknown() {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &req2.Known, false)...)
 	}
 	start := time.Now()
@@ -432,7 +452,9 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	if !gitopsKnown(state.BaseTreeID) { // imported: nothing was applied, the branch is the base of the next plan
 		state.BaseTreeID = state.ContentHash
 	}
-	state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
+	if !rolling {
+		state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -463,6 +485,10 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	s := r.settings(ctx, &state, &resp.Diagnostics)
+	if r.takenOver(ctx, req.Private, s, &state) {
+		tflog.Info(ctx, "nothing to write: the object that replaces this one takes the files under path over")
+		return
+	}
 	if deletionProtected(state) {
 		// The plan refused a protected destroy; a replacement forced with -replace reaches here unplanned.
 		m, err := delivery.PlanRemoval(ctx, r.client(&state), s)
@@ -497,6 +523,8 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
+		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
+		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -531,9 +559,23 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		return false
 	}
 	s := r.settings(ctx, &m, diags)
+	rolling := !m.Rollout.IsNull()
+	if rolling { // write the wave the plan wrote, and keep the other folders' bytes
+		files, promoted, err := s.HoldBack(ctx, r.client(&m), d.files, plannedWaves(ctx, m.RolloutStatus, diags))
+		if err != nil {
+			diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		}
+		if diags.HasError() {
+			return false
+		}
+		d.files, s.PromotedCommitID = files, promoted
+	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
 	if want.Built = d.cached.builtTree(); d.stored != nil {
 		want.Built = d.stored
+	}
+	if rolling {
+		want.Built = nil
 	}
 	tree, err := want.TreeID()
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
@@ -541,7 +583,14 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return false
 	}
+	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, diags)
+	if diags.HasError() {
+		return false
+	}
 	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
+	if breakGlass != nil {
+		req.Apply.Trailers = breakGlass.Trailers()
+	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
@@ -564,6 +613,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
 	}
 	d.record.Tree = contentHash
+	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
 	var priorCommit, priorContent string
 	if prior != nil {
 		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()

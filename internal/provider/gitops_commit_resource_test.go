@@ -281,6 +281,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GIT_TOKEN", wrong)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 
 	files := map[string]string{"drone/README.md": "drone"}
 	cfg := gitopsCfg{Provider: fmt.Sprintf("cache_dir = %s", gitopsHCL(filepath.Join(work, "cache"))), URL: srv.RepoURL("fleet.git"), Branch: "main", Path: "clusters", Files: files}.String()
@@ -537,6 +538,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 	gh := mockgithub.Start(t, token)
 	work, logPath := gitopsTraceLog(t)
 	t.Setenv("GIT_TOKEN", token)
+	t.Setenv("KALYPSO_ALLOW_LOOPBACK_HTTP", "1") // the test servers are plain http on 127.0.0.1
 	t.Setenv("GITHUB_TOKEN", "")
 	provider := fmt.Sprintf("github_base_url = %s\n  git_url_rewrites = { %s = %s }", gitopsHCL(gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+root+"/"))
 	cfg := func(files map[string]string, extra string) string {

@@ -43,6 +43,9 @@ type KalypsoProvider struct {
 
 	// azure is nil except in tests (azureOverride).
 	azure *azureOverride
+	// now is nil except in tests: the clock change_windows is decided by. Only the provider factories
+	// set it; no configuration or environment variable can, so nobody leaves a freeze by moving a clock.
+	now func() time.Time
 }
 
 // setData records the provider's new configuration and evicts the Git client of the one it replaces.
@@ -74,6 +77,8 @@ type KalypsoProviderModel struct {
 	RenderMaxOutputBytes   types.Int64  `tfsdk:"render_max_output_bytes"`
 	ConfigSchemaMaxDepth   types.Int64  `tfsdk:"config_schema_max_depth"`
 	ConfigSchemaMaxBytes   types.Int64  `tfsdk:"config_schema_max_bytes"`
+
+	TrustModel
 }
 
 // AuthorModel is the commit author identity.
@@ -105,6 +110,10 @@ type ProviderData struct {
 	RenderLimits RenderLimits
 	// LoopbackHTTP allows the token over plain http to loopback hosts (allow_loopback_http).
 	LoopbackHTTP bool
+	// GitCredentialHosts receive the token for URLs from repository content (git_credential_hosts).
+	GitCredentialHosts []string
+	// AllowLocalContent lets URLs from repository content name local repositories (allow_local_repositories_from_content).
+	AllowLocalContent bool
 	// APILimits bound every request to GitHub's REST API and Azure (api_request_timeout, ...).
 	APILimits outbound.Limits
 	// Locations are where the kalypso_gitops_commit resources of this plan deliver: two that overlap are
@@ -115,6 +124,16 @@ type ProviderData struct {
 	azure *azureOverride
 	// caches are the provider process's (KalypsoProvider.caches); nil in a ProviderData a test builds.
 	caches *Caches
+	// now is nil except in tests (KalypsoProvider.now); Now reads it.
+	now func() time.Time
+}
+
+// Now is the time change_windows is decided at: the real clock, or a test's.
+func (d *ProviderData) Now() time.Time {
+	if d == nil || d.now == nil {
+		return time.Now()
+	}
+	return d.now()
 }
 
 // configuredProviderData is the body of every Configure: it returns the provider's data, or nil when
@@ -204,6 +223,9 @@ func (p *KalypsoProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 		},
 	}
+	for name, a := range trustAttributes() {
+		resp.Schema.Attributes[name] = a
+	}
 	for _, l := range renderLimitSettings {
 		desc := fmt.Sprintf("%s Defaults to `%s`, else `%s`. A render that exceeds it fails with a diagnostic naming what exceeded it (the template and deployment target, or the config schema and whose it is) and this attribute; see SECURITY.md.", l.help, l.env, l.def)
 		if l.attr != render.AttrRenderTimeout && l.attr != render.AttrTemplateTimeout {
@@ -230,9 +252,9 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
 		Locations:      &delivery.Locations{},
-		LoopbackHTTP:   true, // until allow_loopback_http lands: loopback only, never other plain http hosts
 		caches:         p.caches,
 		azure:          p.azure,
+		now:            p.now,
 	}
 	data.GitTimeout = DefaultGitTimeout
 	if v := firstNonEmpty(cfg.GitTimeout.ValueString(), os.Getenv("KALYPSO_GIT_TIMEOUT")); v != "" {
@@ -253,6 +275,10 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 	data.RenderLimits = limits
+	configureTrust(ctx, cfg.TrustModel, data, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if !cfg.Author.IsNull() && !cfg.Author.IsUnknown() {
 		var author AuthorModel
 		resp.Diagnostics.Append(cfg.Author.As(ctx, &author, objectAsOptions)...)

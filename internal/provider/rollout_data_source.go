@@ -246,7 +246,8 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 						Validators: []validator.String{validators.BranchName()},
 					},
 					"current_commit": schema.StringAttribute{
-						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch` (for a first promotion, or a branch elsewhere).",
+						Optional: true, MarkdownDescription: "The next environment's current control-plane commit, instead of reading `to_branch`, for a branch elsewhere. " +
+							"Not needed for a first promotion: a `to_branch` that does not exist yet has no current commit. Once set, the gate compares with it instead of the branch's `Promoted_Commit_Id`, so remove it after a promotion it was set for.",
 						Validators: []validator.String{validators.CommitSHA()},
 					},
 					"control_plane": schema.SingleNestedAttribute{
@@ -391,26 +392,27 @@ func (d *RolloutDataSource) request(ctx context.Context, data *RolloutModel) (ro
 	req.Options = opts
 
 	if !data.AzureGraph.IsNull() {
-		req.Source, diags = d.azureSource(ctx, data, opts.MaxClusters, diags)
+		req.Source, diags = rolloutAzureSource(ctx, d.provider, data.AzureGraph, path.Root("azure_resource_graph"), data.RepositoryURL.ValueString(), data.Branch.ValueString(), opts.MaxClusters, diags)
 		return req, diags
 	}
-	req.Source, diags = d.githubSource(ctx, data, opts.MaxClusters, diags)
+	req.Source, diags = rolloutGitHubSource(ctx, d.provider, data.GitHubStatuses, path.Root("github_statuses"), data.RepositoryURL.ValueString(), opts.MaxClusters, diags)
 	return req, diags
 }
 
-// githubSource is the GitHub commit statuses source of the configuration.
-func (d *RolloutDataSource) githubSource(ctx context.Context, data *RolloutModel, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
+// rolloutGitHubSource is the GitHub commit statuses source configured by obj (at: its attribute path, in
+// kalypso_rollout or in kalypso_gitops_commit's rollout) for the GitOps repository repoURL.
+func rolloutGitHubSource(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
 	var gh rolloutGitHubModel
-	diags.Append(data.GitHubStatuses.As(ctx, &gh, objectAsOptions)...)
+	diags.Append(obj.As(ctx, &gh, objectAsOptions)...)
 	if diags.HasError() {
 		return nil, diags
 	}
-	owner, name, err := githubpr.ParseRepo(data.RepositoryURL.ValueString())
+	owner, name, err := githubpr.ParseRepo(repoURL)
 	if r := gh.Repository.ValueString(); r != "" {
 		owner, name, err = githubpr.ParseRepo("/" + r)
 	}
 	if err != nil {
-		diags.AddAttributeError(path.Root("github_statuses").AtName("repository"), "Cannot tell the GitHub repository",
+		diags.AddAttributeError(at.AtName("repository"), "Cannot tell the GitHub repository",
 			err.Error()+". Set github_statuses.repository to owner/name.")
 		return nil, diags
 	}
@@ -423,12 +425,12 @@ func (d *RolloutDataSource) githubSource(ctx context.Context, data *RolloutModel
 	}
 	res, err := rollout.CompilePatterns(patterns)
 	if err != nil {
-		diags.AddAttributeError(path.Root("github_statuses").AtName("context_patterns"), "Invalid context pattern", err.Error())
+		diags.AddAttributeError(at.AtName("context_patterns"), "Invalid context pattern", err.Error())
 		return nil, diags
 	}
-	svc, err := d.provider.GitHubClient()
+	svc, err := pd.GitHubClient()
 	if err != nil {
-		diags.AddAttributeError(path.Root("github_statuses"), "Cannot create the GitHub client", err.Error()+". Fix the provider's github_base_url.")
+		diags.AddAttributeError(at, "Cannot create the GitHub client", err.Error()+". Fix the provider's github_base_url.")
 		return nil, diags
 	}
 	src := &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}
@@ -438,33 +440,33 @@ func (d *RolloutDataSource) githubSource(ctx context.Context, data *RolloutModel
 	return src, diags
 }
 
-// azureSource is the Azure Resource Graph source of the configuration.
-func (d *RolloutDataSource) azureSource(ctx context.Context, data *RolloutModel, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
+// rolloutAzureSource is the Azure Resource Graph source configured by obj (at: its attribute path) for the
+// Flux configurations that reconcile branch of repoURL.
+func rolloutAzureSource(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL, branch string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
 	var az rolloutAzureModel
-	diags.Append(data.AzureGraph.As(ctx, &az, objectAsOptions)...)
+	diags.Append(obj.As(ctx, &az, objectAsOptions)...)
 	if diags.HasError() {
 		return nil, diags
 	}
-	at := path.Root("azure_resource_graph")
 	var cred azcore.TokenCredential
 	var opts *arm.ClientOptions
 	var err error
-	if o := d.provider.azure; o != nil {
+	if o := pd.azure; o != nil {
 		cred, opts = o.credential, o.clientOptions
-	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil, d.provider.apiLimits()); err != nil {
+	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil, pd.apiLimits()); err != nil {
 		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
 		return nil, diags
 	}
 	tokens := &rollout.TokenRecorder{TokenCredential: cred}
-	client, err := rollout.NewResourceGraphClient(tokens, az.Endpoint.ValueString(), opts, d.provider.apiLimits())
+	client, err := rollout.NewResourceGraphClient(tokens, az.Endpoint.ValueString(), opts, pd.apiLimits())
 	if err != nil {
 		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
 		return nil, diags
 	}
-	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: data.Branch.ValueString(), Limit: limit,
-		Limits: d.provider.apiLimits(), Tokens: tokens}
+	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: branch, Limit: limit,
+		Limits: pd.apiLimits(), Tokens: tokens}
 	if src.RepoURL == "" {
-		src.RepoURL = data.RepositoryURL.ValueString()
+		src.RepoURL = repoURL
 	}
 	for _, s := range az.Subscriptions {
 		src.Subscriptions = append(src.Subscriptions, s.ValueString())
@@ -576,6 +578,8 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		cpBranch = "main"
 	}
 	current := p.CurrentCommit.ValueString()
+	// firstBranch names the next environment's GitOps branch when it does not exist yet.
+	firstBranch := ""
 	if p.CurrentCommit.IsNull() {
 		toBranch := p.ToBranch.ValueString()
 		if toBranch == "" {
@@ -583,10 +587,14 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		}
 		var err error
 		current, err = rollout.Promoted(ctx, git, data.RepositoryURL.ValueString(), toBranch)
-		if err != nil {
+		switch {
+		case errors.Is(err, gitrepo.ErrBranchNotFound):
+			// A branch that does not exist yet holds no promoted commit: this is its first promotion, and the
+			// kalypso_gitops_commit that renders it creates the branch (create_branch = true).
+			current, firstBranch = "", toBranch
+		case err != nil:
 			hint, _ := gitrepo.Hint(err, gitrepo.Fields{Repo: "repository_url", Branch: "promotion.to_branch"})
-			diags.AddAttributeError(at, "Cannot read the next environment's GitOps branch", err.Error()+". "+hint+
-				" For a first promotion into a branch that does not exist yet, set promotion.current_commit.")
+			diags.AddAttributeError(at, "Cannot read the next environment's GitOps branch", err.Error()+". "+hint)
 			return diags
 		}
 	}
@@ -608,6 +616,9 @@ func (d *RolloutDataSource) promote(ctx context.Context, git *gitrepo.Client, da
 		}
 		diags.AddAttributeError(at, "Cannot decide the promotion to "+gate.To, err.Error()+"."+hint)
 		return diags
+	}
+	if firstBranch != "" {
+		dec.Reason += fmt.Sprintf(" (GitOps branch %q does not exist yet: the kalypso_gitops_commit that renders %s creates it with create_branch = true)", firstBranch, gate.To)
 	}
 	data.PromotionCommit = nullIfEmpty(dec.Commit)
 	data.PromotionMoves = types.BoolValue(dec.Moves)

@@ -94,8 +94,9 @@ func postFluxStatusTo(t *testing.T, gh *mockgithub.Server, repo, sha, cluster, s
 func promotionConfig(gh *mockgithub.Server, r promotionRepos, extra string) string {
 	return fmt.Sprintf(`
 provider "kalypso" {
-  github_base_url = %[1]q
-  git_token       = %[2]q
+  github_base_url     = %[1]q
+  git_token           = %[2]q
+  allow_loopback_http = true # mockgithub is plain http on 127.0.0.1
 }
 
 data "kalypso_rollout" "dev" {
@@ -427,6 +428,66 @@ func TestAccRollout_promotionExample_MockGitHubAPI(t *testing.T) {
 				ExpectNonEmptyPlan: true,
 			},
 		},
+	})
+}
+
+// examples/promotion, as written, on stage's first promotion: stage's GitOps branch does not exist yet,
+// the GitOps and control-plane repositories are file:// URLs (so the statuses' repository is
+// gitops_github_repository), and both dev clusters reported success on dev's head. The plan moves stage
+// to what dev rolled out and says the branch is new; the apply creates the branch with upstream's stage
+// tree; no promotion.current_commit is needed.
+func TestAccRollout_promotionExampleFirstPromotion_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	org := filepath.Join(root, "microsoft")
+	cp, m1 := fixtures.ControlPlanePinnedRepo(t, org)
+	fixtures.SvcSrcRepo(t, org)
+	gitops := gitserver.NewBareRepo(t, org, "kalypso-gitops", "dev")
+	g1 := gitserver.Commit(t, gitops, "dev", "dev at m1", map[string]string{"README.md": "dev", ".github/tracking/Promoted_Commit_Id": m1}, nil)
+	gh := mockgithub.Start(t, "")
+	for _, c := range []string{"4f0c2a11", "9b3e7d20"} {
+		gh.AddStatus("microsoft/kalypso-gitops", g1, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c,
+			Description: "reconciliation succeeded", UpdatedAt: time.Now().Add(-time.Hour)})
+	}
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "promotion", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(example)
+	cfg = gitopsUnprotected(cfg[strings.Index(cfg, `variable "control_plane_repo"`):])
+	vars := config.Variables{
+		"control_plane_repo":       config.StringVariable("file://" + filepath.ToSlash(cp)),
+		"gitops_repo":              config.StringVariable("file://" + filepath.ToSlash(gitops)),
+		"gitops_github_repository": config.StringVariable("microsoft/kalypso-gitops"),
+		// The registrations' Workload repository (https://github.com/microsoft/kalypso-svc-src) from a mirror.
+		"git_mirror":      config.StringVariable(gitserver.Start(t, root, gitserver.Options{}).URL + "/"),
+		"github_base_url": config.StringVariable(gh.BaseURL()),
+	}
+	want, _ := fixtures.ControlPlaneExpected(t, "stage")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg, ConfigVariables: vars,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("kalypso_gitops_commit.stage", plancheck.ResourceActionCreate),
+				plancheck.ExpectKnownValue("kalypso_gitops_commit.stage", tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact(m1)),
+				plancheck.ExpectKnownOutputValue("promotion", knownvalue.StringExact("dev is at main@"+m1[:7]+": 2/2 clusters succeeded; stage moves to main@"+m1[:7]+
+					" (its first promotion) (GitOps branch \"stage\" does not exist yet: the kalypso_gitops_commit that renders stage creates it with create_branch = true)")),
+			}},
+			Check: func(*terraform.State) error {
+				files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "stage"))
+				delete(files, ".kalypso-gitops-commit")
+				if got != m1 {
+					return fmt.Errorf("stage's Promoted_Commit_Id = %q, want %s", got, m1)
+				}
+				if d := fixtures.DiffTrees(want, files); d != "" {
+					return fmt.Errorf("stage differs from upstream's stage tree:\n%s", d)
+				}
+				return nil
+			},
+			// After the apply the reason reads "stage is already at main@…": only that output changes.
+			ExpectNonEmptyPlan: true,
+		}},
 	})
 }
 

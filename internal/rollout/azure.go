@@ -60,9 +60,6 @@ var ErrResourceGraph = errors.New("the Resource Graph request failed")
 // resourceGraphPageSize is the page size asked for; Resource Graph serves at most 1000 rows a page.
 const resourceGraphPageSize = 1000
 
-// DefaultResourceManager is Azure Resource Manager's public endpoint.
-const DefaultResourceManager = "https://management.azure.com"
-
 // NewResourceGraphClient returns a Resource Graph client. endpoint overrides Azure Resource Manager's
 // (a sovereign cloud, or a test server). Every request is bounded by limits (outbound.NewClient): a
 // deadline per attempt that covers the body, a cap on the body, no redirect off the endpoint's origin,
@@ -74,25 +71,21 @@ func NewResourceGraphClient(cred azcore.TokenCredential, endpoint string, opts *
 	if opts == nil {
 		opts = &arm.ClientOptions{}
 	}
-	origin := DefaultResourceManager
 	if endpoint != "" {
-		origin = endpoint
 		cfg := cloud.AzurePublic
 		cfg.Services = map[cloud.ServiceName]cloud.ServiceConfiguration{
 			cloud.ResourceManager: {Endpoint: endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
 		}
 		opts.Cloud = cfg
 	}
-	opts.Transport = BoundedTransport(opts.Transport, "Azure Resource Graph", origin, limits)
+	opts.Transport = BoundedTransport(opts.Transport, "Azure Resource Graph", limits)
 	if opts.Retry.MaxRetries == 0 {
 		opts.Retry.MaxRetries = 3
 	}
 	if opts.Retry.MaxRetryDelay == 0 || opts.Retry.MaxRetryDelay > limits.MaxRetryAfter {
 		opts.Retry.MaxRetryDelay = limits.MaxRetryAfter
 	}
-	if opts.Retry.TryTimeout == 0 {
-		opts.Retry.TryTimeout = limits.RequestTimeout
-	}
+	// No TryTimeout: the bounded transport's deadline per attempt covers the body and names its attribute.
 	// Throttling is the bounded transport's: azcore would wait out any Retry-After up to MaxRetryDelay
 	// on each of its retries (a 429 with Retry-After: 55 blocked a plan for 3m44s).
 	opts.Retry.StatusCodes = []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
@@ -101,10 +94,10 @@ func NewResourceGraphClient(cred azcore.TokenCredential, endpoint string, opts *
 
 // BoundedTransport puts the bounds of outbound.NewClient under an Azure SDK pipeline: below is the
 // pipeline's transport (nil: the default; a test's *http.Client lends its transport, which trusts a
-// local server's certificate), api names the service in errors, origin is the only origin redirects
-// may stay within. The SDK adds the bearer token itself; it refuses to send it over plain http, and
-// the refused redirects keep it on origin.
-func BoundedTransport(below policy.Transporter, api, origin string, limits outbound.Limits) policy.Transporter {
+// local server's certificate), api names the service in errors. The SDK adds the bearer token itself
+// and refuses to send it over plain http; a redirect that leaves the first request's origin is refused,
+// so the token never follows one.
+func BoundedTransport(below policy.Transporter, api string, limits outbound.Limits) policy.Transporter {
 	var base http.RoundTripper
 	switch t := below.(type) {
 	case nil:
@@ -113,7 +106,7 @@ func BoundedTransport(below policy.Transporter, api, origin string, limits outbo
 	default:
 		base = transporterFunc(t.Do)
 	}
-	return outbound.NewClient(outbound.Options{API: api, Origin: origin, Limits: limits, Base: base})
+	return outbound.NewClient(outbound.Options{API: api, Limits: limits, Base: base})
 }
 
 type transporterFunc func(*http.Request) (*http.Response, error)

@@ -41,8 +41,8 @@ var AzureCredentials = []string{AzureDefault, AzureEnvironment, AzureWorkloadIde
 func AzureCredential(kind string, getenv func(string) string, limits outbound.Limits) (azcore.TokenCredential, error) {
 	limits = limits.WithDefaults()
 	client := azcore.ClientOptions{
-		Transport: BoundedTransport(nil, "the Azure token endpoint", "", limits),
-		Retry:     policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: limits.MaxRetryAfter, TryTimeout: limits.RequestTimeout},
+		Transport: BoundedTransport(nil, "the Azure token endpoint", limits),
+		Retry:     policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: limits.MaxRetryAfter},
 	}
 	if getenv == nil {
 		getenv = os.Getenv

@@ -241,14 +241,17 @@ func PlanWaves(in WaveInput) (*WavePlan, error) {
 			st.State, st.Reason = WavePaused, fmt.Sprintf("paused with %s to write", plural(st.PendingFiles, "file"))
 			out.Paused = true
 		case st.PendingFiles > 0:
-			st.State, st.Writes = WaveCurrent, true
-			st.Reason = fmt.Sprintf("this apply writes %s", plural(st.PendingFiles, "file"))
+			// The reason is the wave's once this apply lands: none of its clusters has reported about the
+			// commit the apply makes, so the next plan says the same until one does.
+			v := g.verdict(w, members[i], true)
+			st.State, st.Writes, st.Reason = WaveCurrent, true, v.reason
+			st.Detail = fmt.Sprintf("this apply writes %s", plural(st.PendingFiles, "file"))
 			for _, ct := range members[i] {
 				out.Admitted[ct] = true
 			}
 			out.Outside = last
 		default:
-			v := g.verdict(w, members[i])
+			v := g.verdict(w, members[i], false)
 			st.Failed = v.failed
 			switch {
 			case v.halted != "":
@@ -342,8 +345,9 @@ type waveVerdict struct {
 	failed         []string
 }
 
-// verdict is the gate of wave w over its cluster types.
-func (g *waveGate) verdict(w Wave, types []string) waveVerdict {
+// verdict is the gate of wave w over its cluster types. With fresh, it is the gate once this apply has
+// written the wave: no commit read carries its folders yet.
+func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 	if len(types) == 0 {
 		return waveVerdict{passed: true, reason: "has no cluster type"}
 	}
@@ -356,6 +360,9 @@ func (g *waveGate) verdict(w Wave, types []string) waveVerdict {
 		target := len(g.in.History) - 1
 		if p, ok := g.in.Changed[ct]; ok && p < target {
 			target = p
+		}
+		if fresh {
+			target = -1
 		}
 		newest = min(newest, target)
 		clusters := g.byType[ct]
@@ -402,12 +409,12 @@ func (g *waveGate) verdict(w Wave, types []string) waveVerdict {
 			}
 		}
 	}
-	commit := "(no commit)"
-	if newest < len(g.in.History) {
+	commit := "the commit this apply makes"
+	if newest >= 0 && newest < len(g.in.History) {
 		commit = short(g.in.History[newest].SHA)
 	}
 	var parts []string
-	parts = append(parts, fmt.Sprintf("%d/%d clusters succeeded on %s", succeeded, expected, commit))
+	parts = append(parts, fmt.Sprintf("%d/%d clusters succeeded", succeeded, expected))
 	if len(failed) > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed (max_failures %d)", len(failed), w.MaxFailures))
 	}
@@ -423,15 +430,19 @@ func (g *waveGate) verdict(w Wave, types []string) waveVerdict {
 	if len(silent) > 0 {
 		parts = append(parts, strings.Join(silent, ", ")+" has not reported")
 	}
-	v := waveVerdict{failed: failed, reason: strings.Join(parts, "; ")}
+	// The reason stays the same from plan to plan while the clusters report nothing new; which commit
+	// carries the wave and how far its soak got go to the detail, for the warning.
+	v := waveVerdict{failed: failed, reason: strings.Join(parts, "; "), detail: "on " + commit}
 	if maxSoak > 0 {
-		v.detail = g.soakDetail(w, types)
+		if soak := g.soakDetail(w, types); soak != "" {
+			v.detail += ", " + soak
+		}
 	}
 	waiting := len(silent)+len(behind)+len(pending)+len(soaking) > 0
 	switch {
 	case len(failed) > w.MaxFailures:
 		v.halted = fmt.Sprintf("halted: %d of %d clusters failed, more than max_failures %d; %s", len(failed), expected, w.MaxFailures, v.reason)
-	case waiting && g.in.Deadline > 0 && newest < len(g.in.History) && g.in.Now.Sub(g.in.History[newest].Time) > g.in.Deadline:
+	case waiting && g.in.Deadline > 0 && newest >= 0 && newest < len(g.in.History) && g.in.Now.Sub(g.in.History[newest].Time) > g.in.Deadline:
 		v.halted = fmt.Sprintf("halted: progress_deadline %s passed since %s; %s", g.in.Deadline, commit, v.reason)
 	case !waiting:
 		v.passed = true

@@ -119,19 +119,19 @@ func TestPlanWaves_TheGate(t *testing.T) {
 		states  string
 		reason  string
 	}{
-		{"no report", nil, "canary=current west=waiting rest=waiting", "waits: 0/2 clusters succeeded on h0; drone-1, drone-2 has not reported"},
-		{"one missing", []Report{ok("drone-1", "h0")}, "canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded on h0; drone-2 has not reported"},
+		{"no report", nil, "canary=current west=waiting rest=waiting", "waits: 0/2 clusters succeeded; drone-1, drone-2 has not reported"},
+		{"one missing", []Report{ok("drone-1", "h0")}, "canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded; drone-2 has not reported"},
 		{"pending", []Report{ok("drone-1", "h0"), {Cluster: "drone-2", Commit: "h0", State: Progressing, Message: "reconciling", Time: now}},
-			"canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded on h0; drone-2: reconciling"},
+			"canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded; drone-2: reconciling"},
 		{"on an older commit", []Report{ok("drone-1", "h0"), ok("drone-2", "h1")}, "canary=current west=waiting rest=waiting",
-			"waits: 1/2 clusters succeeded on h0; drone-2 reported only on older commits"},
+			"waits: 1/2 clusters succeeded; drone-2 reported only on older commits"},
 		{"too young for the soak", []Report{ok("drone-1", "h0"), young}, "canary=current west=waiting rest=waiting",
-			"waits: 1/2 clusters succeeded on h0; drone-2 soaking (soak 30m0s)"},
+			"waits: 1/2 clusters succeeded; drone-2 soaking (soak 30m0s)"},
 		{"no time, no soak", []Report{ok("drone-1", "h0"), undated}, "canary=current west=waiting rest=waiting",
 			"drone-2: succeeded, but the report carries no valid time, so the soak of 30m0s cannot start"},
 		{"another cluster's success does not count", []Report{ok("drone-1", "h0"), ok("drone-3", "h0"), {Cluster: "x", ClusterType: "drone", Commit: "h0", State: Succeeded, Time: now.Add(-time.Hour)}},
-			"canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded on h0; drone-2 has not reported"},
-		{"all soaked on the head", []Report{ok("drone-1", "h0"), ok("drone-2", "h0")}, "canary=done west=current rest=waiting", "2/2 clusters succeeded on h0"},
+			"canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded; drone-2 has not reported"},
+		{"all soaked on the head", []Report{ok("drone-1", "h0"), ok("drone-2", "h0")}, "canary=done west=current rest=waiting", "2/2 clusters succeeded"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,7 +160,7 @@ func TestPlanWaves_TheGate(t *testing.T) {
 	// The soak's progress goes to the warning, not to the reason (which the plan keeps).
 	in := waveInput(ok("drone-1", "h0"), young)
 	p, _ := PlanWaves(in)
-	if p.Waves[0].Detail != "soak 12m0s of 30m0s" || !strings.Contains(p.Behind(), "canary waits: 1/2 clusters succeeded on h0; drone-2 soaking (soak 30m0s); soak 12m0s of 30m0s") {
+	if p.Waves[0].Detail != "on h0, soak 12m0s of 30m0s" || !strings.Contains(p.Behind(), "canary waits: 1/2 clusters succeeded; drone-2 soaking (soak 30m0s); on h0, soak 12m0s of 30m0s") {
 		t.Errorf("detail %q, behind %q", p.Waves[0].Detail, p.Behind())
 	}
 }
@@ -183,6 +183,15 @@ func TestPlanWaves_ARollout(t *testing.T) {
 	}
 	if p.Behind() != "west waits for canary\nrest waits for canary" {
 		t.Errorf("behind %q", p.Behind())
+	}
+	// The canary's reason is already the one of the plan after this apply, before any cluster reported:
+	// the state the apply records is what the next plan computes, so that plan is empty.
+	after := waveInput()
+	after.Pending = map[string]int{"west-1": 2, "west-2": 2, "east-1": 1, "": 1}
+	next, _ := PlanWaves(after)
+	if p.Waves[0].Reason != "waits: 0/2 clusters succeeded; drone-1, drone-2 has not reported" || next.Waves[0].Reason != p.Waves[0].Reason ||
+		p.Waves[0].Detail != "this apply writes 3 files" || next.Waves[0].Detail != "on h0" {
+		t.Errorf("canary written %+v, then %+v", p.Waves[0], next.Waves[0])
 	}
 
 	// The canary was written at h0 and reported healthy: west writes, the rest waits.

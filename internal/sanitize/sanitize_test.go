@@ -35,6 +35,8 @@ func TestString(t *testing.T) {
 		{"escape inside a token", "ghp_0123456789\x1b[0mabcdefABCDEF", "REDACTED"},
 		{"other controls escaped", "a\rb\x00c\x07d\u009be\u202ef", `a\rb\x00c\x07d\x9be\u202ef`},
 		{"invalid utf-8", "a\xffb", "a\uFFFDb"},
+		{"bare JWT (an Entra ID access token)", `{"code":"eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJhcm0ifQ.c2lnbmF0dXJl"}`, `{"code":"REDACTED"}`},
+		{"a word starting eyJ is kept", "eyJust a word.eyJoke", "eyJust a word.eyJoke"},
 		{"pem key", "key -----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY----- end", "key REDACTED end"},
 	} {
 		if got := s.String(tc.in); got != tc.want {

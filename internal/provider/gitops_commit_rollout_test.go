@@ -1,0 +1,263 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
+)
+
+// rolloutRepo is a GitOps repository org/gitops whose dev branch holds a README, and the control-plane
+// commits m1 and m2 the environment is promoted to.
+func rolloutRepo(t *testing.T) (gitops string, m1, m2 string) {
+	t.Helper()
+	root := t.TempDir()
+	gitops = gitserver.NewSeededRepo(t, filepath.Join(root, "org"), "gitops", "dev", map[string]string{"README.md": "dev"})
+	return gitops, strings.Repeat("1", 40), strings.Repeat("2", 40)
+}
+
+// rolloutConfig delivers version to four cluster types in three waves: a canary (drone), the west
+// (west-1, west-2) and the rest (east), reading the statuses Flux posts to the GitHub REST mock.
+func rolloutFilesConfig(gh *mockgithub.Server, gitops, version, promoted, extra string) string {
+	files := map[string]string{}
+	for _, ct := range []string{"drone", "west-1", "west-2", "east"} {
+		files[ct+"/app.yaml"] = "version: " + version + "\n"
+	}
+	return fmt.Sprintf(`
+provider "kalypso" {
+  github_base_url = %[1]q
+  git_token       = %[2]q
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url      = %[3]q
+  branch              = "dev"
+  path                = "clusters"
+  deletion_protection = false
+  files               = %[4]s
+  promoted_commit_id  = %[5]q
+  rollout = {
+    waves = [
+      { name = "canary", cluster_types = ["drone"], soak_time = "30m" },
+      { name = "west", cluster_types = ["west-1", "west-2"], max_failures = 1 },
+      { name = "rest" },
+    ]
+    expected = { clusters = { drone = ["d0000001"], "west-1" = ["a0000001"], "west-2" = ["b0000001", "b0000002"], east = ["e0000001"] } }
+    github_statuses = { repository = "org/gitops" }
+    %[6]s
+  }
+}
+`, gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(gitops), hclMap(files), promoted, extra)
+}
+
+// waveStates checks rollout_status's wave states, in order.
+func waveStates(states ...string) []knownvalue.Check {
+	var out []knownvalue.Check
+	for _, s := range states {
+		out = append(out, knownvalue.ObjectPartial(map[string]knownvalue.Check{"state": knownvalue.StringExact(s)}))
+	}
+	return out
+}
+
+// branchVersions is what each cluster type's folder holds on dev, and the promoted commit.
+func branchVersions(t *testing.T, gitops string) string {
+	t.Helper()
+	files := gitserver.Files(t, gitops, "dev")
+	var out []string
+	for k, v := range files {
+		if ct, ok := strings.CutSuffix(strings.TrimPrefix(k, "clusters/"), "/app.yaml"); ok {
+			out = append(out, ct+"="+strings.TrimSpace(strings.TrimPrefix(v, "version: ")))
+		}
+	}
+	sort.Strings(out)
+	promoted := files[".github/tracking/Promoted_Commit_Id"]
+	if len(promoted) > 7 {
+		promoted = promoted[:7]
+	}
+	return strings.Join(out, " ") + " promoted=" + promoted
+}
+
+func expectBranch(t *testing.T, gitops, want string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if got := branchVersions(t, gitops); got != want {
+			return fmt.Errorf("dev holds %s\nwant      %s", got, want)
+		}
+		return nil
+	}
+}
+
+// A progressive rollout through the terraform CLI, against a real bare repository and the GitHub REST
+// mock with statuses as Flux's notification-controller posts them: the first apply writes only the
+// canary; the plan holds while the canary's status is missing, pending, on an older commit or younger
+// than the soak; once it succeeded the west is written, a failure beyond max_failures halts with nothing
+// written, paused writes nothing, a new version restarts at the canary while the west keeps what it has,
+// the promoted commit moves only with the last wave, and the plan after the last wave is empty.
+func TestAccGitopsCommit_rolloutWaves_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	gitops, m1, m2 := rolloutRepo(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	v1 := rolloutFilesConfig(gh, gitops, "1", m1, "")
+	head := func() string { return gitserver.Head(t, gitops, "dev") }
+	post := func(sha, cluster, state string, ago time.Duration) {
+		gh.AddStatus("org/gitops", sha, mockgithub.Status{State: state, Context: "kustomization/dev/" + cluster, Description: "reconciliation " + state, UpdatedAt: time.Now().Add(-ago)})
+	}
+	var canaryCommit string
+	status := func(states ...string) plancheck.PlanCheck {
+		return plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status"), knownvalue.ListExact(waveStates(states...)))
+	}
+	changes := func(files ...string) plancheck.PlanCheck {
+		m := map[string]knownvalue.Check{}
+		for _, f := range files {
+			m[f] = knownvalue.NotNull()
+		}
+		return plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("changes"), knownvalue.MapExact(m))
+	}
+	noWrite := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	// held checks that the step wrote nothing: the branch's head did not move (a plan that changes only
+	// rollout_status updates the state, not the branch).
+	var lastHead string
+	held := func(want string) func(*terraform.State) error {
+		return func(s *terraform.State) error {
+			if h := head(); h != lastHead {
+				return fmt.Errorf("the branch moved to %s", h)
+			}
+			return expectBranch(t, gitops, want)(s)
+		}
+	}
+	wrote := func(want string) func(*terraform.State) error {
+		return func(s *terraform.State) error {
+			if h := head(); h == lastHead {
+				return fmt.Errorf("nothing was written")
+			}
+			lastHead = head()
+			return expectBranch(t, gitops, want)(s)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// The first apply writes only the canary.
+				Config: v1,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					changes("clusters/drone/app.yaml", "clusters/.kalypso-gitops-commit"), status("current", "waiting", "waiting"),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"name": knownvalue.StringExact("canary"), "cluster_types": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("drone")}),
+						"state": knownvalue.StringExact("current"), "pending_files": knownvalue.StringExact("0"), "pending_cluster_types": knownvalue.StringExact("0 of 4"),
+						"reason": knownvalue.StringExact("waits: 0/1 clusters succeeded; d0000001 has not reported")})),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"pending_files": knownvalue.StringExact("2"), "pending_cluster_types": knownvalue.StringExact("2 of 4"), "reason": knownvalue.StringExact("waits for canary")})),
+				}},
+				Check: func(s *terraform.State) error {
+					canaryCommit = head()
+					return wrote("drone=1 promoted=")(s)
+				},
+			},
+			{
+				// No status, then a pending one, then a success on the commit before the canary's: nothing to write.
+				Config: v1, ConfigPlanChecks: noWrite, Check: held("drone=1 promoted="),
+			},
+			{
+				PreConfig: func() {
+					post(canaryCommit, "d0000001", "pending", 0)
+					post(strings.TrimSpace(gitserver.Git(t, "", nil, "--git-dir", gitops, "rev-parse", "dev~1")), "d0000001", "success", time.Hour)
+				},
+				Config: v1,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("current", "waiting", "waiting"),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status").AtSliceIndex(0).AtMapKey("reason"),
+						knownvalue.StringExact("waits: 0/1 clusters succeeded; d0000001: dev: reconciliation pending"))}},
+				Check: held("drone=1 promoted="),
+			},
+			{
+				// A success younger than the soak: still nothing.
+				PreConfig: func() { post(canaryCommit, "d0000001", "success", 10*time.Minute) },
+				Config:    v1,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status").AtSliceIndex(0).AtMapKey("reason"),
+						knownvalue.StringExact("waits: 0/1 clusters succeeded; d0000001 soaking (soak 30m0s)"))}},
+				Check: held("drone=1 promoted="),
+			},
+			{
+				// Soaked: the west is written.
+				PreConfig: func() { gh.Age("org/gitops", canaryCommit, 30*time.Minute) },
+				Config:    v1,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					changes("clusters/west-1/app.yaml", "clusters/west-2/app.yaml"), status("done", "current", "waiting")}},
+				Check: wrote("drone=1 west-1=1 west-2=1 promoted="),
+			},
+			{
+				// Two of the west's three clusters fail, more than max_failures 1: halted, nothing written.
+				PreConfig: func() {
+					post(head(), "a0000001", "success", time.Hour)
+					post(head(), "b0000001", "failure", time.Hour)
+					post(head(), "b0000002", "failure", time.Hour)
+				},
+				Config:           v1,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("done", "halted", "blocked")}},
+				Check:            held("drone=1 west-1=1 west-2=1 promoted="),
+			},
+			{
+				// One recovers: within max_failures; paused writes nothing even so.
+				PreConfig:        func() { post(head(), "b0000002", "success", time.Hour) },
+				Config:           rolloutFilesConfig(gh, gitops, "1", m1, "paused = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("done", "done", "paused")}},
+				Check:            held("drone=1 west-1=1 west-2=1 promoted="),
+			},
+			{
+				// Unpaused: the last wave writes the east and the promoted commit.
+				Config: v1,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					changes("clusters/east/app.yaml", ".github/tracking/Promoted_Commit_Id"), status("done", "done", "current")}},
+				Check: wrote("drone=1 east=1 west-1=1 west-2=1 promoted=" + m1[:7]),
+			},
+			{
+				// A new version while the east has not reported: the rollout starts again at the canary; the
+				// other folders keep version 1, and the promoted commit stays m1.
+				Config: rolloutFilesConfig(gh, gitops, "2", m2, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					changes("clusters/drone/app.yaml"), status("current", "waiting", "waiting")}},
+				Check: wrote("drone=2 east=1 west-1=1 west-2=1 promoted=" + m1[:7]),
+			},
+			{
+				// Every cluster reports version 2 where it has it: wave by wave to the end.
+				PreConfig: func() { post(head(), "d0000001", "success", time.Hour) },
+				Config:    rolloutFilesConfig(gh, gitops, "2", m2, ""),
+				Check:     wrote("drone=2 east=1 west-1=2 west-2=2 promoted=" + m1[:7]),
+			},
+			{
+				PreConfig: func() {
+					for _, c := range []string{"d0000001", "a0000001", "b0000001", "b0000002"} {
+						post(head(), c, "success", time.Hour)
+					}
+				},
+				Config: rolloutFilesConfig(gh, gitops, "2", m2, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					changes("clusters/east/app.yaml", ".github/tracking/Promoted_Commit_Id"), status("done", "done", "current")}},
+				Check: wrote("drone=2 east=2 west-1=2 west-2=2 promoted=" + m2[:7]),
+			},
+			{
+				// After the last wave the plan is empty, and stays so once the east reports.
+				PreConfig:         func() { post(head(), "e0000001", "success", time.Hour) },
+				Config:            rolloutFilesConfig(gh, gitops, "2", m2, ""),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("done", "done", "done")}},
+				Check:             held("drone=2 east=2 west-1=2 west-2=2 promoted=" + m2[:7]),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact(m2))},
+			},
+		},
+	})
+}
