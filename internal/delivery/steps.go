@@ -27,32 +27,43 @@ type Step struct {
 
 // Step names, in the order PlanSteps runs them.
 const (
-	StepIdentity  = "identity"
-	StepOpenPR    = "open_pull_request"
-	StepLocation  = "location"
-	StepRender    = "render"
-	StepInspect   = "inspect"
-	StepGuards    = "guards"
-	StepOwnership = "ownership"
-	StepProposal  = "proposal"
-	StepOutcome   = "outcome"
-	StepWindow    = "window"
-	StepDestroy   = "destroy"
+	StepIdentity    = "identity"
+	StepOpenPR      = "open_pull_request"
+	StepDestination = "destination"
+	StepLocation    = "location"
+	StepRollback    = "rollback"
+	StepRender      = "render"
+	StepInspect     = "inspect"
+	StepHold        = "hold"
+	StepGuards      = "guards"
+	StepReference   = "deletion_reference"
+	StepOwnership   = "ownership"
+	StepProposal    = "proposal"
+	StepOutcome     = "outcome"
+	StepWindow      = "window"
+	StepSummary     = "summary"
+	StepDestroy     = "destroy"
 )
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
 //   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
+//   - destination: a move's new location exists and may be read (destination.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
-//   - render: the desired files (the render, or the files);
+//   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
+//   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
+//   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
+//     is written (rollback.go);
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
+//   - deletion_reference: the mass deletion counted from the largest tree delivered (reference.go);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
 //   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
-//     it through (CheckWindow; the apply checks again).
+//     it through (CheckWindow; the apply checks again);
+//   - summary: the Markdown summary of the change set (markdown.go).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
@@ -60,15 +71,20 @@ func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
 		{StepOpenPR, planOpenProposal},
+		{StepDestination, planDestination},
 		{StepLocation, planLocation},
+		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepWaves, planWaves},
 		{StepInspect, planInspect},
+		{StepHold, planHold},
 		{StepGuards, planGuards},
+		{StepReference, planReference},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
 		{StepWindow, planWindow},
+		{StepSummary, planSummary},
 	}
 }
 
@@ -108,6 +124,9 @@ type Config struct {
 	PullRequestUnknown bool
 	// Window is change_windows and break_glass (Window.Known false while either is unknown).
 	Window WindowConfig
+	// Rollback is the rollback attribute (nil when not set or not known); ReleaseHold is release_hold.
+	Rollback    *Rollback
+	ReleaseHold bool
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -123,6 +142,8 @@ type Prior struct {
 	ContentHash, CommitSHA, PullRequestState string
 	// PullRequestNumber is the state's pull_request_number (0 for none).
 	PullRequestNumber int
+	// DeletionReference is the state's deletion_reference (0 for none, reference.go).
+	DeletionReference int
 	// Promoted is true when the state records a promoted_commit_id.
 	Promoted bool
 	// Retain and Protected are retain_on_destroy and deletion_protection as the state records them.
@@ -143,6 +164,9 @@ type Rendered struct {
 	// ClusterTypes are the labels of the render's cluster types (render mode; nil in files mode), for the
 	// waves' label selectors.
 	ClusterTypes map[string]map[string]string
+	// Workloads maps the render's deployment targets to their workloads (render mode; nil otherwise), for
+	// the Markdown summary.
+	Workloads map[string]string
 }
 
 // Renderer produces the desired files of a plan. The provider implements it: a render's diagnostics
@@ -179,7 +203,11 @@ func Explain(id string, err error) *Refusal {
 	var de *Error
 	if !errors.As(err, &de) {
 		hint, attribute := ErrorHint(err)
-		return &Refusal{Attribute: attribute, Summary: "Cannot deliver the files to Git", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)}
+		summary := "Cannot deliver the files to Git"
+		if p := gitrepo.Problem(err); p != "" {
+			summary = p
+		}
+		return &Refusal{Attribute: attribute, Summary: summary, Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)}
 	}
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
 	if de.Hint != "" {
@@ -230,13 +258,21 @@ type Planning struct {
 	Changes *Plan
 	// Decision is what the plan keeps or leaves unknown besides the change set.
 	Decision PlanDecision
+	// Markdown is the summary of Changes for a pull-request comment or body ("" while Changes is nil).
+	Markdown string
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+	// Reference is the deletion_reference the apply records ("" when the plan does not set it: the change
+	// set is unknown, or the plan keeps the state's).
+	Reference string
 
 	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
 	// break-glass let through (nil for none).
 	Now            time.Time
 	BreakGlassUsed *BreakGlassRecord
+	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
+	Hold       *Hold
+	RolledBack *RolledBack
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -439,6 +475,9 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 // planRender asks the Renderer for the desired files. A render whose inputs are those of the last apply
 // may be skipped, except where promoted_commit_id lies under path: the recorded tree does not depend on it.
 func planRender(ctx context.Context, p *Planning) error {
+	if p.RolledBack != nil {
+		return nil // the rollback step set the desired files
+	}
 	reuse := false
 	if dir, err := gitrepo.CleanPath(p.Config.RawPath); err == nil && p.Prior != nil && p.Config.PathKnown {
 		_, under := (Resource{Path: dir}).PromotedUnderPath()

@@ -52,6 +52,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
 				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
 			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
+			Rollback: rollbackConfig(ctx, plan, diags), ReleaseHold: plan.ReleaseHold.ValueBool(),
 		}
 		p.Rollout = r.rolloutConfig(ctx, plan, diags)
 	}
@@ -64,8 +65,8 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 		p.Prior = &delivery.Prior{
 			Resource: r.settings(ctx, state, diags), ID: state.ID.ValueString(), RawPath: state.Path.ValueString(),
 			ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PullRequestState: state.PullRequestState.ValueString(),
-			PullRequestNumber: int(state.PullRequestNumber.ValueInt64()),
-			Promoted:          !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
+			PullRequestNumber: wholeNumber(state.PullRequestNumber), DeletionReference: delivery.ParseReference(state.DeletionReference.ValueString()),
+			Promoted: !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
 		}
 	}
 	return p
@@ -105,6 +106,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, p.TakeOverRecord())...)
 	if cs := p.Changes; cs != nil {
 		plan.setChanges(cs)
+		plan.ChangesMarkdown = types.StringValue(p.Markdown)
 		plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	} else {
 		plan.changesUnknown()
@@ -112,12 +114,13 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 	d := rend.d
 	plan.RenderSummary = renderSummaryValue(plan, d.summary)
-	if d.reused != "" {
-		plan.RenderSummary = state.RenderSummary // same inputs, same render
+	if d.reused != "" || p.RolledBack != nil && state != nil {
+		plan.RenderSummary = state.RenderSummary // same inputs, same render; or no render (a rollback)
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
 	planDecision(ctx, p.Decision, plan, state)
+	planReference(p, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: p.Changes.DesiredTree}.Marshal())...)
@@ -137,10 +140,10 @@ func planDecision(ctx context.Context, decision delivery.PlanDecision, plan, sta
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
 	}
 	if decision.PullRequestUnknown {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	if decision.PullRequestNull {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.StringNull(), types.StringNull(), types.StringNull()
 	}
 }
 
@@ -166,7 +169,11 @@ func (pr *planRenderer) Desired(ctx context.Context, reuse bool) (delivery.Rende
 	if pr.diags.HasError() {
 		return delivery.Rendered{}, delivery.ErrReported
 	}
-	return delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}, nil
+	out := delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}
+	if pr.d.summary != nil {
+		out.Workloads = pr.d.summary.Workloads
+	}
+	return out, nil
 }
 
 func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {
@@ -175,4 +182,17 @@ func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {
 	}
 	pr.d.cached.rememberTree(t)
 	pr.r.keepRender(ctx, pr.d, t)
+}
+
+// planReference sets deletion_reference: what the reference step decided, the state's when the plan
+// writes nothing, unknown while the change set is.
+func planReference(p *delivery.Planning, plan, state *gitopsCommitModel) {
+	switch {
+	case p.Reference != "":
+		plan.DeletionReference = types.StringValue(p.Reference)
+	case p.Changes != nil && state != nil:
+		plan.DeletionReference = state.DeletionReference
+	default:
+		plan.DeletionReference = types.StringUnknown()
+	}
 }

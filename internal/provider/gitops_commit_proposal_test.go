@@ -36,7 +36,7 @@ func newProposalRig(t *testing.T, token string, seed map[string]string) *proposa
 func (r *proposalRig) write(body string) {
 	r.t.Helper()
 	cfg := "terraform {\n  required_providers {\n    kalypso = { source = \"registry.terraform.io/kalypso/kalypso\" }\n  }\n}\n\n" +
-		fmt.Sprintf("provider \"kalypso\" {\n  cache_dir = %s\n  git_token = %s\n  github_base_url = %s\n  git_url_rewrites = { %s = %s }\n}\n\n",
+		fmt.Sprintf("provider \"kalypso\" {\n  cache_dir = %s\n  git_token = %s\n  allow_loopback_http = true # the GitHub REST mock is plain http on 127.0.0.1\n  github_base_url = %s\n  git_url_rewrites = { %s = %s }\n}\n\n",
 			gitopsHCL(filepath.Join(r.work, "cache")), gitopsHCL(r.token), gitopsHCL(r.gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+r.root+"/")) + body
 	if err := os.WriteFile(filepath.Join(r.work, "main.tf"), []byte(cfg), 0o600); err != nil {
 		r.t.Fatal(err)
@@ -127,9 +127,8 @@ func TestAccGitopsCommit_RevertedProposalIsClosed_MockGitHubAPI(t *testing.T) {
 			if !strings.Contains(st, `"pull_request_state":"closed"`) || !regexp.MustCompile(`"pull_request_number":"?1"?[,}]`).MatchString(st) {
 				t.Errorf("state after the revert:\n%s", st)
 			}
-			// (-refresh-only -detailed-exitcode exits 2 here under Terraform 1.11 while pull_request_number is a number in
-			// state, hashicorp/terraform#36403: issue 35 item 2.)
 			r.expectExit(0, "plan", "-detailed-exitcode")
+			r.expectExit(0, "plan", "-refresh-only", "-detailed-exitcode")
 		})
 	}
 }
@@ -212,4 +211,50 @@ func TestAccGitopsCommit_ProposalMergedBetweenPlanAndApply_MockGitHubAPI(t *test
 	r.expectPRs("after the new plan", mockgithub.PR{Number: 1, State: "closed", Merged: true, Head: "kalypso/main", Base: "main"},
 		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/main", Base: "main"})
 	r.expectExit(0, "plan", "-detailed-exitcode")
+}
+
+// TestAccGitopsCommit_ErrorsNameTheRealProblem: a change of repository_url to a repository that does not
+// exist, of branch to one that does not exist, and to a server that refuses the credentials were each
+// reported as "The move deletes files at the old location" (the move's guard ran before anything read
+// the new location); each now has its own message with what to do, and a real move keeps its own.
+// Nothing is written.
+func TestAccGitopsCommit_ErrorsNameTheRealProblem(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	gitserver.NewSeededRepo(t, r.root, "private.git", "main", gitopsOutside)
+	srv := gitserver.Start(t, r.root, gitserver.Options{Token: "ghp_SERVERonly0123456789abcdefABCD"})
+	files := map[string]string{"drone/a.yaml": "a: 1\n"}
+	res := func(url, branch, path string) string {
+		return gitopsCfg{URL: url, Branch: branch, Path: path, Files: files, Extra: "  deletion_protection = true\n"}.String()[len("provider \"kalypso\" {\n\n}\n\n"):]
+	}
+	here := "file://" + r.repo
+	r.write(res(here, "main", "clusters"))
+	r.must("apply", "-auto-approve")
+	refs := gitopsRefs(t, r.repo)
+	for _, c := range []struct {
+		what, url, branch, path string
+		want                    []string
+	}{
+		{"a missing repository", "file://" + filepath.Join(r.root, "missing.git"), "main", "clusters",
+			[]string{`Error: Git repository not found`, `repository_url = `, `The provider does not create repositories: create it first`}},
+		{"a missing branch", here, "envs-dev", "clusters",
+			[]string{`Error: Git branch does not exist`, `branch "envs-dev" does not exist`, `Nothing was written`}},
+		{"credentials the server refuses", srv.RepoURL("private.git"), "main", "clusters",
+			[]string{`Error: Git authentication failed`, `Check the provider's git_token`}},
+		{"a real move", here, "main", "envs/dev",
+			[]string{`Error: The move deletes files at the old location`}},
+	} {
+		r.write(res(c.url, c.branch, c.path))
+		out := r.expectExit(1, "plan")
+		expectOutput(t, "plan of "+c.what, out, c.want...)
+		if c.what != "a real move" && strings.Contains(out, "The move deletes files") {
+			t.Errorf("%s is reported as a move:\n%s", c.what, out)
+		}
+	}
+	if got := gitopsRefs(t, r.repo); got != refs {
+		t.Errorf("refused plans wrote to the repository")
+	}
+	// A new resource on a missing repository gets the same message.
+	r.write(strings.Replace(res("file://"+filepath.Join(r.root, "missing.git"), "main", "clusters"), `"test"`, `"other"`, 1) + res(here, "main", "clusters"))
+	expectOutput(t, "plan of a new resource on a missing repository", r.expectExit(1, "plan"), `Error: Git repository not found`, `with kalypso_gitops_commit.other`)
 }

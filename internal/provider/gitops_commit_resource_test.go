@@ -262,7 +262,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ImportStateVerify: true,
 				// commit_message and deletion_protection are configuration only: they are not recorded in the repository in a way import can recover;
 				// nor is the change set of the last apply (changes, changes_summary, changes_by_directory, base_tree_id).
-				ImportStateVerifyIgnore: []string{"commit_message", "deletion_protection", "changes", "changes_summary", "changes_counts", "changes_by_directory", "base_tree_id"},
+				ImportStateVerifyIgnore: []string{"commit_message", "deletion_protection", "changes", "changes_summary", "changes_counts", "changes_by_directory", "base_tree_id", "deletion_reference"},
 			},
 		},
 	})
@@ -322,7 +322,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				PreConfig:   func() { srv.SetToken("rotated") },
 				Config:      cfg,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Cannot read the Git repository`),
+				ExpectError: regexp.MustCompile(`(?s)Git authentication failed.*git_token`),
 			},
 			{ // restored: the resource is still in state, nothing to do
 				PreConfig: func() { srv.SetToken(token) },
@@ -586,7 +586,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				Config:           cfg(v1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("1")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_url"), knownvalue.StringRegexp(regexp.MustCompile(`/org/fleet/pull/1$`))),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (1 cluster type, 2 files)", Labels: []string{"kalypso"}}}),
@@ -598,7 +598,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				Config:           cfg(v2, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("1")),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (2 cluster types, 3 files)", Labels: []string{"kalypso", "promoted"}}}),
 					gitopsExpectRepo(t, repo, "kalypso/main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc1230000000000000000000000000000000000"}), 2),
 					gitopsExpectHead(t, repo, "kalypso/main"),
@@ -619,7 +619,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 			{ // a new change opens a new PR
 				Config: cfg(v1, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("2")),
 					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "open", Labels: []string{"kalypso"}}}),
 				},
 			},
@@ -630,7 +630,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("3")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
 					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "closed"}, {Number: 3, State: "open"}}),
 				},

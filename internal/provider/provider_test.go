@@ -4,7 +4,7 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
@@ -13,5 +13,11 @@ var testCaches = NewCaches()
 
 // testAccProtoV6ProviderFactories runs the provider in-process for acceptance tests.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"kalypso": providerserver.NewProtocol6WithError(New("test", testCaches)()),
+	"kalypso": NewProtocol6ServerWithError(New("test", testCaches)),
+}
+
+// NewProtocol6ServerWithError is NewProtocol6Server for terraform-plugin-testing's ProtoV6ProviderFactories.
+func NewProtocol6ServerWithError(newProvider func() provider.Provider) func() (tfprotov6.ProviderServer, error) {
+	serve := NewProtocol6Server(newProvider)
+	return func() (tfprotov6.ProviderServer, error) { return serve(), nil }
 }
