@@ -397,15 +397,15 @@ func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 		for _, id := range want {
 			expected++
 			c := clusterState(id, clusters[id], g.pos, opts)
-			switch {
-			case c.reached >= 0 && c.reached <= target:
+			switch c.Against(g.pos, target) {
+			case StandingSucceeded:
 				succeeded++
-			case g.pos[c.Commit] > target:
+			case StandingBehind:
 				// Its newest report is about an older commit: it has not said anything about this content yet.
 				behind = append(behind, c.Label())
-			case c.State == Failed:
+			case StandingFailed:
 				failed = append(failed, c.Label()+": "+c.Message)
-			case strings.HasPrefix(c.Message, "succeeded; soaking"):
+			case StandingSoaking:
 				soaking = append(soaking, c.Label())
 				maxSoak = w.Soak
 			default:
