@@ -217,6 +217,9 @@ plan6 converged
 [ "$(jq '[.resource_changes[] | select(.change.actions != ["no-op"])] | length' plan.json)" = 0 ] || fail "6e: the plan after the promotion changes resources"
 case "$(reason)" in *"stage is already at main@${cp1:0:7}"*) ;; *) fail "6e: reason: $(reason)" ;; esac
 
+# Stage 7: a progressive rollout inside Dev, in its own GitOps repository (scripts/demo-rollout.sh).
+tf="$tf" demo="$demo" github_api="$github_api" bash "$root/scripts/demo-rollout.sh"
+
 for branch in dev stage; do
   echo
   echo "==> gitops repository, branch $branch: git log"
