@@ -4,7 +4,8 @@
 # five stages with terraform plan/apply, printing the assignments and the committed trees. Stage 6 is
 # promotion: a registration lands on the control plane's main, Dev renders it, a fake Dev cluster posts
 # commit statuses to a mock of GitHub's REST API (tools/mockgithub), and Stage's plan goes from "stays"
-# to "moves"; a failed status keeps Stage where it is. Each step is asserted; the script exits non-zero
+# to "moves"; a failed status keeps Stage where it is. Stage 7 (scripts/demo-rollout.sh) rolls Dev out
+# progressively, wave by wave, as fake clusters report. Each step is asserted; the script exits non-zero
 # when one does not hold.
 # TERRAFORM=/path/to/tofu walks them with OpenTofu instead (`make demo TERRAFORM=...`).
 set -euo pipefail
