@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/provider"
 )
@@ -52,8 +52,9 @@ func serve(ctx context.Context, debug bool) error {
 	interrupted, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	provider.SetProcessStop(interrupted)
-	return providerserver.Serve(ctx, provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/kalypso/kalypso",
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	return tf6server.Serve("registry.terraform.io/kalypso/kalypso", provider.NewProtocol6Server(provider.New(version)), opts...)
 }

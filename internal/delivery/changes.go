@@ -24,9 +24,9 @@ const (
 
 const (
 	// DefaultMaxChanges is how many files the change set lists by default; the counts always cover all.
-	// The state keeps the listed change set of the last apply (a refresh leaves it), so every later plan
-	// carries each listed file through Terraform and the plugin framework several times: at 1,000 entries
-	// that was 0.8 s of every empty re-plan after a first apply, at 100 under 0.1 s (issue 22).
+	// The plan that lists a change and its apply carry each listed file through Terraform and the plugin
+	// framework several times. (Until the provider read an applied change set as empty, issue 36, every later
+	// plan did too: at 1,000 entries 0.8 s of every empty re-plan after a first apply, issue 22.)
 	DefaultMaxChanges = 100
 	// DefaultMaxDiffBytes cuts one file's diff (or a created file's content) in the change set.
 	DefaultMaxDiffBytes = 16 << 10
@@ -105,6 +105,9 @@ type Plan struct {
 	// ByDirectory counts the changes per top-level directory under the path (a cluster type's folder in a
 	// Kalypso GitOps repository); root files are not included.
 	ByDirectory map[string]Counts
+	// ByTarget counts the changes per second-level directory under the path (a deployment target's
+	// folder, <cluster type>/<deployment target>/<file>), over every cluster type.
+	ByTarget map[string]Counts
 	// Omitted is the number of changed files not listed in Changes.
 	Omitted int
 	// CurrentFiles is the number of managed files under the path on the branch.
@@ -234,10 +237,18 @@ func (p *Plan) pathChanges(deltas []gitrepo.Delta, dir string, desiredFiles int)
 	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
 	p.CurrentFiles = desiredFiles - created + deleted
 	for i := range all {
-		top, _, _ := strings.Cut(all[i].path, "/")
+		top, rest, _ := strings.Cut(all[i].path, "/")
 		c := p.ByDirectory[top]
 		c.add(all[i].action)
 		p.ByDirectory[top] = c
+		if target, _, ok := strings.Cut(rest, "/"); ok {
+			if p.ByTarget == nil {
+				p.ByTarget = map[string]Counts{}
+			}
+			t := p.ByTarget[target]
+			t.add(all[i].action)
+			p.ByTarget[target] = t
+		}
 		all[i].path = join(dir, all[i].path)
 	}
 	return all

@@ -6,6 +6,7 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -22,6 +23,9 @@ type DeliverRequest struct {
 	Title string
 	// Labels are the configured pull-request labels.
 	Labels []string
+	// Body, when set, is the pull request's body instead of the generated one: the plan's Markdown summary
+	// (MarkdownSummary), so that the proposal shows what the plan showed. A removal keeps its own body.
+	Body string
 	// PromotedChanged is true when the change moves the promoted commit (the pull request gets LabelPromoted).
 	PromotedChanged  bool
 	PromotedCommitID string
@@ -89,6 +93,9 @@ func deliver(ctx context.Context, c *gitrepo.Client, gh GitHub, req DeliverReque
 	if req.Title != "" && !req.Removal {
 		title = req.Title
 	}
+	if req.Body != "" && !req.Removal {
+		body = proposalBody(body, req.Body, req.Apply.Vacate != "")
+	}
 	pr, _, err := svc.Ensure(ctx, githubpr.EnsureRequest{
 		Owner: owner, Repo: repo, Base: req.Apply.Branch, Head: req.Apply.HeadBranch, Title: title, Body: body, Labels: Labels(req.Labels, req.PromotedChanged),
 	})
@@ -128,4 +135,14 @@ func recordNewCommit(ctx context.Context, c *gitrepo.Client, a gitrepo.ApplyRequ
 		return
 	}
 	_, _ = c.Inspect(ctx, branchInspection(a.RepoURL, a.Branch, a.Path, false))
+}
+
+// proposalBody is the pull request's body in place of the generated one: the plan's Markdown summary, after
+// the generated body's first paragraph when the change is a move (it says which path the proposal leaves).
+func proposalBody(generated, markdown string, move bool) string {
+	if !move {
+		return markdown
+	}
+	lead, _, _ := strings.Cut(generated, "\n\n")
+	return lead + "\n\n" + markdown
 }

@@ -30,13 +30,16 @@ const (
 	StepIdentity  = "identity"
 	StepOpenPR    = "open_pull_request"
 	StepLocation  = "location"
+	StepRollback  = "rollback"
 	StepRender    = "render"
 	StepInspect   = "inspect"
+	StepHold      = "hold"
 	StepGuards    = "guards"
 	StepOwnership = "ownership"
 	StepProposal  = "proposal"
 	StepOutcome   = "outcome"
 	StepWindow    = "window"
+	StepSummary   = "summary"
 	StepDestroy   = "destroy"
 )
 
@@ -44,15 +47,19 @@ const (
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
 //   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
-//   - render: the desired files (the render, or the files);
+//   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
+//   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
 //   - inspect: the change set against the branch;
+//   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
+//     is written (rollback.go);
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
 //   - window: a plan that writes something is refused outside change_windows, unless break_glass lets
-//     it through (CheckWindow; the apply checks again).
+//     it through (CheckWindow; the apply checks again);
+//   - summary: the Markdown summary of the change set (markdown.go).
 //
 // A new step goes where its inputs are known: one that reads the change set after inspect, one that may
 // refuse before anything is written before outcome.
@@ -61,14 +68,17 @@ func PlanSteps() []Step {
 		{StepIdentity, planIdentity},
 		{StepOpenPR, planOpenProposal},
 		{StepLocation, planLocation},
+		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepWaves, planWaves},
 		{StepInspect, planInspect},
+		{StepHold, planHold},
 		{StepGuards, planGuards},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
 		{StepWindow, planWindow},
+		{StepSummary, planSummary},
 	}
 }
 
@@ -108,6 +118,9 @@ type Config struct {
 	PullRequestUnknown bool
 	// Window is change_windows and break_glass (Window.Known false while either is unknown).
 	Window WindowConfig
+	// Rollback is the rollback attribute (nil when not set or not known); ReleaseHold is release_hold.
+	Rollback    *Rollback
+	ReleaseHold bool
 }
 
 // LocationKnown reports whether repository_url, branch and path are known.
@@ -143,6 +156,9 @@ type Rendered struct {
 	// ClusterTypes are the labels of the render's cluster types (render mode; nil in files mode), for the
 	// waves' label selectors.
 	ClusterTypes map[string]map[string]string
+	// Workloads maps the render's deployment targets to their workloads (render mode; nil otherwise), for
+	// the Markdown summary.
+	Workloads map[string]string
 }
 
 // Renderer produces the desired files of a plan. The provider implements it: a render's diagnostics
@@ -230,6 +246,8 @@ type Planning struct {
 	Changes *Plan
 	// Decision is what the plan keeps or leaves unknown besides the change set.
 	Decision PlanDecision
+	// Markdown is the summary of Changes for a pull-request comment or body ("" while Changes is nil).
+	Markdown string
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
 
@@ -237,6 +255,9 @@ type Planning struct {
 	// break-glass let through (nil for none).
 	Now            time.Time
 	BreakGlassUsed *BreakGlassRecord
+	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
+	Hold       *Hold
+	RolledBack *RolledBack
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -445,6 +466,9 @@ func (p *Planning) planMove(ctx context.Context) (*MovePlan, error) {
 // planRender asks the Renderer for the desired files. A render whose inputs are those of the last apply
 // may be skipped, except where promoted_commit_id lies under path: the recorded tree does not depend on it.
 func planRender(ctx context.Context, p *Planning) error {
+	if p.RolledBack != nil {
+		return nil // the rollback step set the desired files
+	}
 	reuse := false
 	if dir, err := gitrepo.CleanPath(p.Config.RawPath); err == nil && p.Prior != nil && p.Config.PathKnown {
 		_, under := (Resource{Path: dir}).PromotedUnderPath()

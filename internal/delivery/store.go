@@ -30,6 +30,9 @@ type RenderSummary struct {
 	ClusterTypes   []string       `json:"cluster_types"`
 	Unscheduled    []string       `json:"unscheduled,omitempty"`
 	PromotedCommit string         `json:"promoted_commit,omitempty"`
+	// Workloads maps each assigned deployment target to its workload, for the Markdown summary's counts
+	// per workload.
+	Workloads map[string]string `json:"workloads,omitempty"`
 }
 
 // SummaryOf summarises a render.
@@ -41,6 +44,10 @@ func SummaryOf(res *render.Result) *RenderSummary {
 	}
 	for _, a := range res.Assignments {
 		s.ByClusterType[a.ClusterType]++
+		if s.Workloads == nil {
+			s.Workloads = map[string]string{}
+		}
+		s.Workloads[a.DeploymentTarget] = a.Workload
 	}
 	return s
 }

@@ -148,6 +148,11 @@ type TemplateSpec struct {
 	Type        string   `json:"type"`
 	ContentType string   `json:"contentType,omitempty"`
 	Manifests   []string `json:"manifests"`
+	// Objects holds the manifests of a Template in the format kalypso-scheduler read until March 2023
+	// (its commit f7fefe0 made them strings): each manifest a YAML object whose string values are templates.
+	// Manifests is empty then. The render reads them as that operator did, with a deprecation warning;
+	// control-plane branches pinned to 2023 commits of main hold such Templates.
+	Objects []map[string]interface{} `json:"-"`
 }
 
 // ConfigMap is a v1 ConfigMap holding platform configuration.

@@ -161,3 +161,63 @@ func TestAccControlPlaneDataSource_exampleRendersMainAtThePin(t *testing.T) {
 		}},
 	})
 }
+
+// examples/control-plane as written, against the sample's layout as it is published (fixtures.
+// ControlPlaneLegacyPinsRepo): dev's and stage's BaseRepo pin commits of main whose Templates list their
+// manifests as YAML objects, while main's head is in today's format. At both pins the plan succeeds with
+// the "Deprecated Template format" warning naming the Templates (it failed with "expected string, got a
+// YAML object" three times), and the pushed tree is upstream's, written as the 2023 operator wrote it
+// (yaml.v2, keys sorted), with the pin as Promoted_Commit_Id.
+func TestAccControlPlaneDataSource_exampleReadsTheSamplesLegacyPins(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	root := t.TempDir()
+	org := filepath.Join(root, "microsoft")
+	_, devPin, stagePin := fixtures.ControlPlaneLegacyPinsRepo(t, org)
+	fixtures.SvcSrcRepo(t, org)
+	gitops := gitserver.NewSeededRepo(t, org, "kalypso-gitops", "dev", map[string]string{"README.md": "dev"})
+	gitserver.Commit(t, gitops, "stage", "stage", map[string]string{"README.md": "stage"}, nil)
+	srv := gitserver.Start(t, root, gitserver.Options{})
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "control-plane", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for env, pin := range map[string]string{"dev": devPin, "stage": stagePin} {
+		t.Run(env, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "main.tf"), example, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tf := newTerraformCLI(t, dir)
+			tf.mustRun("init", "-input=false", "-no-color")
+			vars := []string{"-var", "control_plane_repo=" + sampleControlPlane, "-var", "git_mirror=" + srv.URL + "/", "-var", "environment=" + env}
+			plan := tf.mustRun(append([]string{"plan", "-input=false", "-no-color", "-out=tfplan"}, vars...)...)
+			flat := strings.Join(strings.Fields(plan), " ")
+			for _, want := range []string{"Warning: Deprecated Template format", `Template "arc-flux" lists its manifests as YAML objects`, "move the environment branch's BaseRepo spec.commit"} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("the plan lacks %q:\n%s", want, plan)
+				}
+			}
+			tf.mustRun("apply", "-input=false", "-no-color", "tfplan")
+			want, _ := fixtures.ControlPlaneExpected(t, env)
+			files, promoted := fixtures.SplitTracking(gitserver.Files(t, gitops, env))
+			delete(files, "README.md")
+			delete(files, ".kalypso-gitops-commit")
+			if d := fixtures.DiffYAMLTrees(t, want, files); d != "" {
+				t.Errorf("pushed %s tree differs from upstream's:\n%s", env, d)
+			}
+			if promoted != pin {
+				t.Errorf("Promoted_Commit_Id = %q, want the pin %s", promoted, pin)
+			}
+			if env == "dev" {
+				// The 2023 format: yaml.v2 with sorted keys.
+				if got := files["large/observability-prometheus/reconciler.yaml"]; !strings.Contains(got, "  interval: 30s\n  ref:\n    branch: dev\n  secretRef:\n    name: repo-secret\n  url: ") {
+					t.Errorf("reconciler.yaml is not written as the 2023 operator wrote it:\n%s", got)
+				}
+			}
+		})
+	}
+}

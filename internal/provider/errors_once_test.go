@@ -114,7 +114,7 @@ func TestAccGitopsCommit_ErrorsNameTheirObjectOnce(t *testing.T) {
 		want string
 	}{
 		{"reconciler typo on three cluster types", []string{"reconciler=arc-flx"},
-			`Error: Missing template \(ClusterType "a"\)[\s\S]*Field: spec\.reconciler[\s\S]*template "arc-flx" is not in the input[\s\S]*cluster types "a", "b", "c"`},
+			`Error: Missing template \(ClusterType "a"\)[\s\S]*Field: spec\.reconciler[\s\S]*template "arc-flx" is not in the input[\s\S]*cluster\s+types\s+"a",\s+"b",\s+"c"`},
 		{"schema violation", []string{"replicas=10"},
 			`Error: Platform config violates schema \(ConfigMap "base"\)[\s\S]*Field: data\.REPLICAS[\s\S]*Fix REPLICAS in ConfigMap "base"[\s\S]*render\.config_validation = "warn"`},
 		{"unreachable host", []string{"repo=" + refused},

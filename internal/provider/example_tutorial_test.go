@@ -21,8 +21,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
@@ -62,7 +60,7 @@ func newTerraformCLIWith(t *testing.T, dir string, newProvider func() provider.P
 	closeCh := make(chan struct{})
 	go func() {
 		err := tf6server.Serve(registryAddress,
-			func() tfprotov6.ProviderServer { return providerserver.NewProtocol6(newProvider())() },
+			NewProtocol6Server(newProvider),
 			tf6server.WithDebug(ctx, configCh, closeCh),
 			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
 			// Provider logs follow TF_LOG as in terraform-plugin-testing, instead of flooding stderr at trace level.

@@ -44,23 +44,26 @@ type gitopsCommitModel struct {
 	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
 	Adopt                 types.Bool   `tfsdk:"adopt"`
 	AdoptedFrom           types.String `tfsdk:"adopted_from"`
-	MaxChanges            types.Number `tfsdk:"max_changes"`
-	MaxDeletePercent      types.Number `tfsdk:"max_delete_percent"`
+	MaxChanges            types.String `tfsdk:"max_changes"`
+	MaxDeletePercent      types.String `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
 	ChangesSummary        types.String `tfsdk:"changes_summary"`
 	ChangesCounts         types.Object `tfsdk:"changes_counts"`
 	ChangesByDirectory    types.Map    `tfsdk:"changes_by_directory"`
+	ChangesMarkdown       types.String `tfsdk:"changes_markdown"`
 	RenderSummary         types.Object `tfsdk:"render_summary"`
 	BaseTreeID            types.String `tfsdk:"base_tree_id"`
 	ContentHash           types.String `tfsdk:"content_hash"`
 	CommitSHA             types.String `tfsdk:"commit_sha"`
-	PullRequestNumber     types.Int64  `tfsdk:"pull_request_number"`
+	PullRequestNumber     types.String `tfsdk:"pull_request_number"`
 	PullRequestURL        types.String `tfsdk:"pull_request_url"`
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
 	Rollout               types.Object `tfsdk:"rollout"`
 	RolloutStatus         types.List   `tfsdk:"rollout_status"`
 	ChangeWindows         types.Object `tfsdk:"change_windows"`
 	BreakGlass            types.Object `tfsdk:"break_glass"`
+	Rollback              types.Object `tfsdk:"rollback"`
+	ReleaseHold           types.Bool   `tfsdk:"release_hold"`
 }
 
 type gitopsPullRequestModel struct {
@@ -118,16 +121,19 @@ func countsValue(c delivery.Counts) types.Object {
 // setChanges fills changes, changes_summary, changes_counts and changes_by_directory from a change set.
 func (m *gitopsCommitModel) setChanges(cs *delivery.Plan) {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = changesValue(cs), types.StringValue(cs.Counts.String(cs.Omitted)), countsValue(cs.Counts), byDirectoryValue(cs)
+	m.ChangesMarkdown = types.StringValue(delivery.MarkdownSummary{Plan: cs}.Markdown())
 }
 
 // changesUnknown marks the change set unknown: an input is not known yet.
 func (m *gitopsCommitModel) changesUnknown() {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = types.MapUnknown(gitopsChangeType), types.StringUnknown(), types.ObjectUnknown(gitopsCountsTypes), types.MapUnknown(types.StringType)
+	m.ChangesMarkdown = types.StringUnknown()
 }
 
 // changesFrom copies the change set attributes of another model (the state's).
 func (m *gitopsCommitModel) changesFrom(o *gitopsCommitModel) {
 	m.Changes, m.ChangesSummary, m.ChangesCounts, m.ChangesByDirectory = o.Changes, o.ChangesSummary, o.ChangesCounts, o.ChangesByDirectory
+	m.ChangesMarkdown = o.ChangesMarkdown
 }
 
 func renderSummaryValue(m *gitopsCommitModel, sum *delivery.RenderSummary) types.Object {
@@ -350,11 +356,9 @@ func (r *GitopsCommitResource) keepRender(ctx context.Context, d desired, t *git
 	tflog.Debug(ctx, "desired tree kept in the local render store", fields)
 }
 
-// wholeNumber is a number attribute's value (validators.WholeNumber has checked it); 0 when null or unknown.
-func wholeNumber(v types.Number) int {
-	if v.IsNull() || v.IsUnknown() {
-		return 0
-	}
-	n, _ := v.ValueBigFloat().Int64()
-	return int(n)
+// wholeNumber is the value of a whole number kept as a decimal string (validators.WholeNumberString has
+// checked a configured one); 0 when null or unknown.
+func wholeNumber(v types.String) int {
+	n, _ := strconv.Atoi(v.ValueString())
+	return n
 }

@@ -68,7 +68,7 @@ func TestAccGitopsCommit_HeadBranchIsOurs_MockGitHubAPI(t *testing.T) {
 				PreConfig: unchanged,
 				Config:    cfg("", v1),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("1")),
 					gitopsExpectRepo(t, repo, "kalypso/dev", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v1)), 2),
 					gitopsRepoCheck(func() error {
 						msg := gitserver.Git(t, "", nil, "--git-dir", repo, "log", "-1", "--format=%B", "kalypso/dev")
@@ -122,7 +122,7 @@ func TestAccGitopsCommit_MoveInPullRequestMode_MockGitHubAPI(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cfg("clusters"), ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("1")),
 			}},
 			{
 				PreConfig: func() { // the proposal is merged
@@ -133,7 +133,7 @@ func TestAccGitopsCommit_MoveInPullRequestMode_MockGitHubAPI(t *testing.T) {
 				Config:           cfg("envs/dev"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("2")),
 					gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2),
 					gitopsExpectRepo(t, repo, "kalypso/main", fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 3),
 					gitopsRepoCheck(func() error {

@@ -52,6 +52,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
 				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && !plan.Adopt.IsUnknown() && rolloutKnown(plan),
 			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
+			Rollback: rollbackConfig(ctx, plan, diags), ReleaseHold: plan.ReleaseHold.ValueBool(),
 		}
 		p.Rollout = r.rolloutConfig(ctx, plan, diags)
 	}
@@ -64,7 +65,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 		p.Prior = &delivery.Prior{
 			Resource: r.settings(ctx, state, diags), ID: state.ID.ValueString(), RawPath: state.Path.ValueString(),
 			ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PullRequestState: state.PullRequestState.ValueString(),
-			PullRequestNumber: int(state.PullRequestNumber.ValueInt64()),
+			PullRequestNumber: wholeNumber(state.PullRequestNumber),
 			Promoted:          !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
 		}
 	}
@@ -106,6 +107,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	plan.AdoptedFrom = adoptedFromValue(p, state)
 	if cs := p.Changes; cs != nil {
 		plan.setChanges(cs)
+		plan.ChangesMarkdown = types.StringValue(p.Markdown)
 		plan.BaseTreeID, plan.ContentHash = types.StringValue(cs.BaseTree), types.StringValue(cs.DesiredTree)
 	} else {
 		plan.changesUnknown()
@@ -113,8 +115,8 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 	d := rend.d
 	plan.RenderSummary = renderSummaryValue(plan, d.summary)
-	if d.reused != "" {
-		plan.RenderSummary = state.RenderSummary // same inputs, same render
+	if d.reused != "" || p.RolledBack != nil && state != nil {
+		plan.RenderSummary = state.RenderSummary // same inputs, same render; or no render (a rollback)
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
@@ -156,10 +158,10 @@ func planDecision(ctx context.Context, decision delivery.PlanDecision, plan, sta
 		}
 	}
 	if decision.PullRequestUnknown {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	if decision.PullRequestNull {
-		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
+		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.StringNull(), types.StringNull(), types.StringNull()
 	}
 }
 
@@ -185,7 +187,11 @@ func (pr *planRenderer) Desired(ctx context.Context, reuse bool) (delivery.Rende
 	if pr.diags.HasError() {
 		return delivery.Rendered{}, delivery.ErrReported
 	}
-	return delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}, nil
+	out := delivery.Rendered{Known: pr.d.known, Files: pr.d.files, Reused: pr.d.reused, Stored: pr.d.stored, ConfigKey: pr.d.configKey, ClusterTypes: pr.d.labels}
+	if pr.d.summary != nil {
+		out.Workloads = pr.d.summary.Workloads
+	}
+	return out, nil
 }
 
 func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {

@@ -20,7 +20,7 @@ func (r *GitopsCommitResource) openProposal(ctx context.Context, m *gitopsCommit
 	if m == nil {
 		return nil
 	}
-	return r.settings(ctx, m, diags).OpenProposal(int(m.PullRequestNumber.ValueInt64()), m.PullRequestState.ValueString())
+	return r.settings(ctx, m, diags).OpenProposal(wholeNumber(m.PullRequestNumber), m.PullRequestState.ValueString())
 }
 
 // replacedProposal is the open proposal of prior (nil on create) that the apply of m closes unless it

@@ -36,7 +36,7 @@ func newProposalRig(t *testing.T, token string, seed map[string]string) *proposa
 func (r *proposalRig) write(body string) {
 	r.t.Helper()
 	cfg := "terraform {\n  required_providers {\n    kalypso = { source = \"registry.terraform.io/kalypso/kalypso\" }\n  }\n}\n\n" +
-		fmt.Sprintf("provider \"kalypso\" {\n  cache_dir = %s\n  git_token = %s\n  github_base_url = %s\n  git_url_rewrites = { %s = %s }\n}\n\n",
+		fmt.Sprintf("provider \"kalypso\" {\n  cache_dir = %s\n  git_token = %s\n  allow_loopback_http = true # the GitHub REST mock is plain http on 127.0.0.1\n  github_base_url = %s\n  git_url_rewrites = { %s = %s }\n}\n\n",
 			gitopsHCL(filepath.Join(r.work, "cache")), gitopsHCL(r.token), gitopsHCL(r.gh.BaseURL()), gitopsHCL("https://github.com/org/"), gitopsHCL("file://"+r.root+"/")) + body
 	if err := os.WriteFile(filepath.Join(r.work, "main.tf"), []byte(cfg), 0o600); err != nil {
 		r.t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ var (
 	_ resource.ResourceWithValidateConfig   = &GitopsCommitResource{}
 	_ resource.ResourceWithConfigValidators = &GitopsCommitResource{}
 	_ resource.ResourceWithImportState      = &GitopsCommitResource{}
+	_ resource.ResourceWithUpgradeState     = &GitopsCommitResource{}
 )
 
 const (
@@ -66,6 +68,7 @@ func (r *GitopsCommitResource) Metadata(_ context.Context, req resource.Metadata
 
 func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: gitopsCommitSchemaVersion,
 		MarkdownDescription: "Delivers a Kalypso environment (`render`) or a hand-made file set (`files`) to a path of a Git branch, " +
 			"in one commit per apply and no commit when nothing changed, or as one GitHub pull request.\n\n" +
 			"The plan is computed against the branch: `changes` lists every file the apply will create, update (with a unified diff) " +
@@ -117,12 +120,16 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"environment": schema.StringAttribute{Required: true, MarkdownDescription: "Environment to render, for example `dev`."},
 					"manifests": schema.ListAttribute{
 						Required: true, ElementType: types.StringType,
-						// Not a secret: the flag keeps the plan from printing the whole model a second time (the
-						// model resources' own plans show each manifest, and `changes` what they render to).
+						// Not a secret. The one sensitive path of the resource, so that the plan shows the pending change
+						// (`changes`) instead of the model: Terraform prints a changed list element with its neighbours in
+						// full (a one-key change printed 202 lines instead of 135), and the model resources' own plans show
+						// each manifest's diff. A single path has a single order: the state's sensitive_attributes cannot
+						// change between two runs, which Terraform's refresh-only plan would report as drift (issue 36).
 						Sensitive: true,
 						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents. " +
-							"The plan prints it as `(sensitive value)`: it holds no secret, but the same manifests are in the plans of the resources " +
-							"that produce them, and `changes` shows what they render to, so printing them here only repeated them (`terraform show -json` has them).",
+							"The plan prints it as `(sensitive value)`: it holds no secret, but the model resources' plans show each manifest's change, " +
+							"and `changes` what it does to the files; `terraform show -json` has it. It is the resource's only sensitive attribute, so an " +
+							"output of any other attribute needs no `sensitive = true`.",
 					},
 					"config_validation": schema.StringAttribute{
 						Optional:            true,
@@ -184,8 +191,8 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"kalypso_gitops_commit wrote, in another configuration, state or workspace. Without it such a plan is refused, naming the record: " +
 					"its repository, branch and path, and the commit that wrote it, with its time. With it the plan warns that the resource takes the " +
 					"path over and `changes` shows the record rewritten with `adopted_from`; the other resource is refused at its next plan. " +
-					"`terraform import` takes a path over too. Defaults to `false`; it has no effect while the record is this resource's own.",
-				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+					"`terraform import` takes a path over too. Unset means `false`; it has no effect while the record is this resource's own.",
+				Optional: true,
 			},
 			"adopted_from": schema.StringAttribute{
 				MarkdownDescription: "The commit whose ownership record this resource took over (`adopt = true`, or read back on import); null when it " +
@@ -200,25 +207,29 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"with the same counts, and its commit says it is a removal.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 			},
-			"max_changes": schema.NumberAttribute{
-				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path), a whole number from 1 to 100000; `changes_summary`, `changes_counts` "+
-					"and `changes_by_directory` always count all. Defaults to %d. The state keeps the listed changes of the last apply, so every later plan, "+
-					"also an empty one, carries each listed file through Terraform several times: a larger value shows more files per plan and makes every plan slower "+
-					"(1,000 listed files added about 0.8 s to an empty re-plan).", delivery.DefaultMaxChanges),
+			"max_changes": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("How many files `changes` lists (the first by path), a whole number from 1 to 100000 (`max_changes = 1000` "+
+					"or `\"1000\"`; the state keeps it as a string, see `changes_summary`); `changes_summary`, `changes_counts` "+
+					"and `changes_by_directory` always count all. Defaults to %d. A larger value shows more files in a plan that changes them, and makes "+
+					"that plan and its apply slower.", delivery.DefaultMaxChanges),
 				Optional:   true,
-				Validators: []validator.Number{validators.WholeNumber(1, 100000)},
+				Validators: []validator.String{validators.WholeNumberString(1, 100000)},
 			},
-			"max_delete_percent": schema.NumberAttribute{
-				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d): "+
+			"max_delete_percent": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d), "+
+					"a whole number from 0 to 100 (kept as a string, see `changes_summary`): "+
 					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
 				Optional:   true,
-				Validators: []validator.Number{validators.WholeNumber(0, 100)},
+				Validators: []validator.String{validators.WholeNumberString(0, 100)},
 			},
 			"changes": schema.MapNestedAttribute{
 				MarkdownDescription: "The change set the plan computed against the branch: root-relative path → `action` (`create`, `update`, " +
 					"`delete`) and `diff` (a unified diff for an update, the content for a create, the removed content for a delete, each cut with a note past 16 KiB). " +
-					"Only changed files appear, at most `max_changes`. After an apply the state keeps the applied change set as a record of that apply; " +
-					"a refresh leaves it, so `terraform plan -refresh-only` right after an apply is empty while the branch is unchanged.",
+					"Only changed files appear, at most `max_changes`. It is the pending change: the next plan after an apply shows only what that plan " +
+					"changes, never the applied entries leaving the map. (The apply stores what it planned, as Terraform requires; Terraform and OpenTofu read " +
+					"every stored object through the provider before they use it, and the provider reads an applied change set, with its counts, as empty. " +
+					"So `terraform plan -refresh-only` right after an apply is empty while the branch is unchanged, and `terraform show` of the state keeps " +
+					"the last apply's change until the next refresh writes the state.)",
 				Computed: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"action": schema.StringAttribute{Computed: true, MarkdownDescription: "`create`, `update` or `delete`."},
@@ -236,16 +247,23 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"`max_changes`, so that a policy (OPA, Sentinel) reads them from `terraform show -json` without parsing a sentence " +
 					"(`to_number(changes_counts.delete)` in Rego). Each is a decimal string, not a number: with a number in the state, Terraform 1.11's " +
 					"`terraform plan -refresh-only -detailed-exitcode` exits 2 right after every apply although it prints \"No changes\" " +
-					"(OpenTofu exits 0), which would make drift detection alert on every workspace. The plan prints it as `(sensitive value)`: " +
-					"it holds no secret, but `changes_summary` prints the same three counts; `terraform show -json` has them.",
+					"(OpenTofu exits 0), which would make drift detection alert on every workspace.",
 				Computed: true,
-				// Not a secret: the flag keeps the plan from printing the counts of changes_summary a second time.
-				Sensitive: true,
 				Attributes: map[string]schema.Attribute{
 					"create": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to create, for example `\"3\"`."},
 					"update": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to update."},
 					"delete": schema.StringAttribute{Computed: true, MarkdownDescription: "Files to delete."},
 				},
+			},
+			"changes_markdown": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("The pending change as Markdown, for a pull-request comment (tfcmt, Atlantis, `gh pr comment --body-file`): "+
+					"the counts, per cluster type and per workload (per deployment-target folder in files mode), then the deletions with their removed content, "+
+					"then the creates and updates with their content or diff, each file in a collapsed block. At most %d characters (GitHub caps a comment at "+
+					"65,535): what does not fit is cut at a whole file, and the last line says what was cut. In pull-request mode it is the body of the pull "+
+					"request. Read it from the plan: `terraform show -json tfplan | jq -r '.resource_changes[] | select(.type == \"kalypso_gitops_commit\") | "+
+					".change.after.changes_markdown'`. Like `changes`, it is the pending change: after an apply it reads `%s`.", delivery.MarkdownLimit, strings.TrimSpace(strings.ReplaceAll(delivery.NoChangeMarkdown, "\n\n", " ")),
+				),
+				Computed: true,
 			},
 			"changes_by_directory": schema.MapAttribute{
 				MarkdownDescription: "The same counts per top-level directory under `path` (a cluster type's folder in a Kalypso GitOps repository).",
@@ -273,10 +291,13 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
-			"change_windows":      changeWindowsSchema(),
-			"break_glass":         breakGlassSchema(),
-			"pull_request_number": schema.Int64Attribute{Computed: true, MarkdownDescription: "Pull request number in PR mode."},
-			"pull_request_url":    schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
+			"change_windows": changeWindowsSchema(),
+			"break_glass":    breakGlassSchema(),
+			"rollback":       rollbackSchema(),
+			"release_hold":   releaseHoldSchema(),
+			"pull_request_number": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request number in PR mode, in decimal (`\"42\"`): " +
+				"a string, as the counts are (see `changes_summary`)."},
+			"pull_request_url": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
 			"pull_request_state": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`open`, `merged` or `closed` in PR mode (`none` when there was nothing to propose); null otherwise.",
@@ -366,7 +387,8 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
-	p.Replacing, p.BreakGlassUsed = replacedAttributes(resp.RequiresReplace), breakGlassUsed(ctx, req.Private)
+	p.Replacing = replacedAttributes(resp.RequiresReplace)
+	privateFacts(ctx, req.Private, p)
 	err := delivery.RunPlan(ctx, p, steps)
 	for _, n := range p.Warnings {
 		resp.Diagnostics.AddWarning(n.Summary, n.Detail)
@@ -422,7 +444,7 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	ctx = gitopsLogContext(ctx, &state)
 	s := r.settings(ctx, &state, &resp.Diagnostics)
-	req2 := s.RefreshRequest(int(state.PullRequestNumber.ValueInt64()))
+	req2 := s.RefreshRequest(wholeNumber(state.PullRequestNumber))
 	// With a rollout the branch holds the configured files and promoted commit only once the last wave is
 	// written; until then its other folders differ on purpose, and rollout_status says so. The refresh reads
 	// the tree (content_hash) but keeps the configured files and promoted commit.
@@ -547,6 +569,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
 		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
+		Rollback: types.ObjectNull(gitopsRollbackTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -571,7 +594,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
-	d := r.desiredFiles(ctx, &m, diags, nil)
+	d, rolledBack := r.applyDesired(ctx, &m, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -600,6 +623,11 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 		want.Built = nil
 	}
 	tree, err := want.TreeID()
+	if err == nil && heldAtApply(ctx, &m, private, tree) {
+		tflog.Info(ctx, "nothing to write: a rollback holds the tree the configuration renders")
+		diags.Append(out.Set(ctx, &m)...)
+		return false
+	}
 	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
 	if err := plan.Check(tree, err); err != nil {
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
@@ -613,12 +641,18 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	if breakGlass != nil {
 		req.Apply.Trailers = breakGlass.Trailers()
 	}
+	if prior != nil {
+		rollbackRequest(&req, s, rolledBack, prior.CommitSHA.ValueString())
+	}
 	if move != nil && prior != nil {
 		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
 		}
 	}
 	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
+	if gitopsKnown(m.ChangesMarkdown) && m.ChangesMarkdown.ValueString() != delivery.NoChangeMarkdown {
+		req.Body = m.ChangesMarkdown.ValueString() // the pull request shows what the plan showed
+	}
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
@@ -628,7 +662,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	if m.BaseTreeID.IsUnknown() {
 		m.BaseTreeID = types.StringValue(baseTree)
 	}
-	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesCounts.IsUnknown() || m.ChangesByDirectory.IsUnknown() {
+	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesCounts.IsUnknown() || m.ChangesByDirectory.IsUnknown() || m.ChangesMarkdown.IsUnknown() {
 		m.setChanges(&delivery.Plan{})
 	}
 	if m.RenderSummary.IsUnknown() {
@@ -636,6 +670,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	}
 	d.record.Tree = contentHash
 	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
+	r.recordHold(ctx, rolledBack, prior, private, diags)
 	var priorCommit, priorContent string
 	if prior != nil {
 		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
@@ -660,18 +695,18 @@ func (r *GitopsCommitResource) push(ctx context.Context, m, prior *gitopsCommitM
 	if err != nil {
 		return diag.Diagnostics{deliveryDiag(m.ID.ValueString(), err)}, err
 	}
-	m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.Int64Null(), types.StringNull(), types.StringNull()
+	m.PullRequestNumber, m.PullRequestURL, m.PullRequestState = types.StringNull(), types.StringNull(), types.StringNull()
 	if !m.PullRequest.IsNull() {
 		var before delivery.PullRequestRecord
 		if prior != nil {
-			before = delivery.PullRequestRecord{Number: int(prior.PullRequestNumber.ValueInt64()), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
+			before = delivery.PullRequestRecord{Number: wholeNumber(prior.PullRequestNumber), URL: prior.PullRequestURL.ValueString(), State: prior.PullRequestState.ValueString()}
 		}
 		pr := delivery.PullRequestAfter(res.PullRequest, res.Closed, before)
 		if pr.Number != 0 && pr.Number == before.Number {
 			tflog.Info(ctx, "pull request reused", map[string]any{"pull_request_number": pr.Number})
 		}
 		if m.PullRequestState = types.StringValue(pr.State); pr.Number != 0 {
-			m.PullRequestNumber, m.PullRequestURL = types.Int64Value(int64(pr.Number)), types.StringValue(pr.URL)
+			m.PullRequestNumber, m.PullRequestURL = types.StringValue(strconv.Itoa(pr.Number)), types.StringValue(pr.URL)
 		}
 	}
 	return nil, nil

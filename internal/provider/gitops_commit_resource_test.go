@@ -590,7 +590,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				Config:           cfg(v1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("1")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_url"), knownvalue.StringRegexp(regexp.MustCompile(`/org/fleet/pull/1$`))),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (1 cluster type, 2 files)", Labels: []string{"kalypso"}}}),
@@ -602,7 +602,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 				Config:           cfg(v2, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("1")),
 					prCheck([]mockgithub.PR{{Number: 1, State: "open", Title: "Kalypso: update main (2 cluster types, 3 files)", Labels: []string{"kalypso", "promoted"}}}),
 					gitopsExpectRepo(t, repo, "kalypso/main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", v2), map[string]string{".github/tracking/Promoted_Commit_Id": "abc1230000000000000000000000000000000000"}), 2),
 					gitopsExpectHead(t, repo, "kalypso/main"),
@@ -623,7 +623,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 			{ // a new change opens a new PR
 				Config: cfg(v1, `  promoted_commit_id = "abc1230000000000000000000000000000000000"`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("2")),
 					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "open", Labels: []string{"kalypso"}}}),
 				},
 			},
@@ -634,7 +634,7 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(gitopsAddr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_number"), knownvalue.StringExact("3")),
 					statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("pull_request_state"), knownvalue.StringExact("open")),
 					prCheck([]mockgithub.PR{{Number: 1, State: "closed", Merged: true}, {Number: 2, State: "closed"}, {Number: 3, State: "open"}}),
 				},

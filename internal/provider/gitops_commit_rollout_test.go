@@ -4,8 +4,12 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,8 +22,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockresourcegraph"
 )
 
 // rolloutRepo is a GitOps repository org/gitops whose dev branch holds a README, and the control-plane
@@ -40,8 +46,9 @@ func rolloutFilesConfig(gh *mockgithub.Server, gitops, version, promoted, extra 
 	}
 	return fmt.Sprintf(`
 provider "kalypso" {
-  github_base_url = %[1]q
-  git_token       = %[2]q
+  github_base_url     = %[1]q
+  git_token           = %[2]q
+  allow_loopback_http = true # the GitHub REST mock is plain http on 127.0.0.1
 }
 
 resource "kalypso_gitops_commit" "dev" {
@@ -257,6 +264,144 @@ func TestAccGitopsCommit_rolloutWaves_MockGitHubAPI(t *testing.T) {
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("done", "done", "done")}},
 				Check:             held("drone=2 east=2 west-1=2 west-2=2 promoted=" + m2[:7]),
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("promoted_commit_id"), knownvalue.StringExact(m2))},
+			},
+		},
+	})
+}
+
+// Render mode through the terraform CLI: waves by name, by labels and the rest over the tutorial's dev
+// environment (drone; the west-us cluster types small and large; command-center). Two plans of the same
+// inputs give the same membership in their JSON, the plan warns which waves stay behind, and the apply
+// writes only the canary's folder.
+func TestAccGitopsCommit_rolloutRenderModeMembership_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	c := fixtures.Load(t, "tutorial-dev")
+	gitops, _, _ := rolloutRepo(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	dir := t.TempDir()
+	main := fmt.Sprintf(`terraform {
+  required_providers {
+    kalypso = { source = "registry.terraform.io/kalypso/kalypso" }
+  }
+}
+
+provider "kalypso" {
+  github_base_url     = %[1]q
+  git_token           = %[2]q
+  allow_loopback_http = true # the GitHub REST mock is plain http on 127.0.0.1
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url      = %[3]q
+  branch              = "dev"
+  path                = "clusters"
+  deletion_protection = false
+  promoted_commit_id  = %[4]q
+  render              = { environment = "dev", manifests = %[5]s }
+  rollout = {
+    waves = [
+      { name = "canary", cluster_types = ["drone"], soak_time = "30m" },
+      { name = "west", cluster_type_labels = { region = "west-us" } },
+      { name = "rest" },
+    ]
+    github_statuses = {}
+  }
+}
+`, gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(gitops), c.PromotedCommit, hclManifestList(t, c))
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf := newTerraformCLI(t, dir)
+	tf.mustRun("init", "-input=false", "-no-color")
+	membership := func(planFile string) string {
+		out := tf.mustRun("plan", "-input=false", "-no-color", "-out="+planFile)
+		if !strings.Contains(out, "Warning: Rollout: waves stay behind") || !strings.Contains(out, "this apply writes wave canary (drone:") {
+			t.Errorf("the plan does not say which waves stay behind:\n%s", out)
+		}
+		var p plannedChanges
+		if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", planFile)), &p); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(p.ResourceChanges[0].Change.After["rollout_status"])
+		return string(b)
+	}
+	first, second := membership("p1"), membership("p2")
+	if first != second {
+		t.Errorf("two plans of the same inputs differ:\n%s\n%s", first, second)
+	}
+	for _, want := range []string{`"cluster_types":["drone"],"name":"canary"`, `"cluster_types":["large","small"],"name":"west"`, `"cluster_types":["command-center"],"name":"rest"`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("rollout_status lacks %s:\n%s", want, first)
+		}
+	}
+	tf.mustRun("apply", "-input=false", "-no-color", "p2")
+	var folders []string
+	for f := range gitserver.Files(t, gitops, "dev") {
+		if rel, ok := strings.CutPrefix(f, "clusters/"); ok && strings.Contains(rel, "/") {
+			folders = append(folders, strings.SplitN(rel, "/", 2)[0])
+		}
+	}
+	sort.Strings(folders)
+	if got := strings.Join(slices.Compact(folders), " "); got != "drone" {
+		t.Errorf("the first apply wrote the folders %q, want only drone's", got)
+	}
+	if out, code := tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("the plan after the canary's apply is not empty (exit %d):\n%s", code, out)
+	}
+}
+
+// The same flow with the Azure Resource Graph source against its mock: the canary first; the rest once the
+// canary's cluster is Compliant with the canary's commit; a Non-Compliant cluster beyond max_failures halts.
+func TestAccGitopsCommit_rolloutWaves_MockResourceGraphAPI(t *testing.T) {
+	t.Parallel()
+	gitops, m1, _ := rolloutRepo(t)
+	s := mockresourcegraph.Start(t, nil)
+	files := map[string]string{"drone/app.yaml": "v1", "west/app.yaml": "v1"}
+	cfg := fmt.Sprintf(`
+resource "kalypso_gitops_commit" "dev" {
+  repository_url      = %[1]q
+  branch              = "dev"
+  path                = "clusters"
+  deletion_protection = false
+  files               = %[2]s
+  promoted_commit_id  = %[3]q
+  rollout = {
+    waves    = [{ name = "canary", cluster_types = ["drone"] }, { name = "rest" }]
+    expected = { clusters = { drone = ["drone-1"], west = ["west-1", "west-2"] } }
+    azure_resource_graph = {
+      endpoint       = %[4]q
+      subscriptions  = ["0000"]
+      repository_url = "https://github.com/org/gitops"
+    }
+  }
+}
+`, "file://"+filepath.ToSlash(gitops), hclMap(files), m1, s.URL)
+	head := func() string { return gitserver.Head(t, gitops, "dev") }
+	row := func(cluster, state string) map[string]any {
+		return mockresourcegraph.FluxConfiguration(cluster, "dev", state, "dev@sha1:"+head(), time.Now().Add(-time.Hour))
+	}
+	status := func(states ...string) plancheck.PlanCheck {
+		return plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status"), knownvalue.ListExact(waveStates(states...)))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rolloutAzureFactories(s),
+		Steps: []resource.TestStep{
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("current", "waiting")}},
+				Check: expectBranch(t, gitops, "drone=v1 promoted=")},
+			{
+				PreConfig: func() { s.SetRows([]map[string]any{row("drone-1", "Non-Compliant")}) },
+				Config:    cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("halted", "blocked"),
+					plancheck.ExpectKnownValue("kalypso_gitops_commit.dev", tfjsonpath.New("rollout_status").AtSliceIndex(0).AtMapKey("reason"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^halted: 1 of 1 clusters failed, more than max_failures 0; 0/1 clusters succeeded; 1 failed`)))}},
+				Check: expectBranch(t, gitops, "drone=v1 promoted="),
+			},
+			{
+				PreConfig: func() { s.SetRows([]map[string]any{row("drone-1", "Compliant")}) },
+				Config:    cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{status("done", "current")}},
+				Check: expectBranch(t, gitops, "drone=v1 west=v1 promoted="+m1[:7]),
 			},
 		},
 	})

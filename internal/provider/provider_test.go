@@ -4,11 +4,10 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in-process for acceptance tests.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"kalypso": providerserver.NewProtocol6WithError(New("test")()),
+	"kalypso": NewProtocol6ServerWithError(New("test")),
 }

@@ -62,10 +62,11 @@ resource "kalypso_gitops_commit" "dev" {
 }
 `
 
-// A first plan prints each fact once (issue 23): a Template's body only in its `manifest`, an inline
-// Workload's target only in `manifest` (its full name in `deployment_targets`), the change counts only
-// in `changes_summary`; `changes` and the deployment target's files stay. `terraform show -json` still
-// carries what the text leaves out, for policies.
+// A first plan prints the model once in the model resources and the files once in `changes` (issue 23),
+// and marks as sensitive only kalypso_gitops_commit's render.manifests (issue 36): a Template's body in its
+// `manifests`, its `manifest` and the rendered reconciler.yaml, an inline Workload's target in `workload` and
+// `manifest` (its full name in `deployment_targets`); the commit's render.manifests is the one
+// `(sensitive value)`. `terraform show -json` carries what the text leaves out, for policies.
 func TestAccPlan_PrintsEachFactOnce(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
@@ -81,18 +82,19 @@ func TestAccPlan_PrintsEachFactOnce(t *testing.T) {
 	out := tf.mustRun("plan", "-input=false", "-no-color", "-var", "repo="+repo, "-out=tfplan")
 
 	for marker, want := range map[string]int{
-		"marker-template-body":           2, // the Template's manifest and the rendered reconciler.yaml in changes
-		"marker-target-path":             1, // the registration's manifest (the rendered Kustomization does not use it)
+		"marker-template-body":           4, // the Template's manifests and manifest, and the rendered reconciler.yaml in changes and changes_markdown
+		"marker-target-path":             2, // the registration's workload and manifest (the rendered Kustomization does not use it)
 		`"large/app-t1/reconciler.yaml"`: 1,
 		`= "app-t1"`:                     1, // deployment_targets (the files name it in their content)
-		"= (sensitive value)":            4, // template manifests, workload, changes_counts, render.manifests
+		"(sensitive value)":              1, // render.manifests
 		"changes_summary":                1,
+		"changes_markdown":               1,
 	} {
 		if got := strings.Count(out, marker); got != want {
 			t.Errorf("%q appears %d times in the plan, want %d:\n%s", marker, got, want, out)
 		}
 	}
-	for _, line := range []string{"+ manifests = (sensitive value)", "+ workload           = (sensitive value)", "+ changes_counts       = (sensitive value)"} {
+	for _, line := range []string{"+ manifests   = (sensitive value)", `+ create = "5"`} {
 		if !strings.Contains(out, line) {
 			t.Errorf("the plan lacks %q:\n%s", line, out)
 		}

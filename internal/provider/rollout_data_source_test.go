@@ -18,7 +18,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -527,7 +526,7 @@ data "kalypso_rollout" "dev" {
 // from a test, so the credential is the mock's and the transport trusts its certificate; everything
 // else (the query, paging, the answer's decoding, the gate) is the product's.
 func rolloutAzureFactories(s *mockresourcegraph.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	return map[string]func() (tfprotov6.ProviderServer, error){"kalypso": providerserver.NewProtocol6WithError(rolloutAzureProvider(s)())}
+	return map[string]func() (tfprotov6.ProviderServer, error){"kalypso": NewProtocol6ServerWithError(rolloutAzureProvider(s))}
 }
 
 func rolloutAzureProvider(s *mockresourcegraph.Server) func() provider.Provider {

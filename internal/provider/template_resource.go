@@ -62,14 +62,10 @@ func (r *TemplateResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Validators:          []validator.String{stringvalidator.OneOf(model.ContentTypeYAML, model.ContentTypeSh)},
 			},
 			"manifests": schema.ListAttribute{
-				MarkdownDescription: "Go-template strings, one per manifest; the non-empty results are joined with `---\\n`. " +
-					"The plan prints it as `(sensitive value)`: it holds no secret, but `manifest` holds the same templates, and a change " +
-					"shows there line by line (`terraform show -json` has both).",
-				Required: true,
-				// Not a secret: the flag keeps the plan from printing every template twice (`manifest` embeds them).
-				Sensitive:   true,
-				ElementType: types.StringType,
-				Validators:  []validator.List{listvalidator.SizeAtLeast(1), validators.NoNullElements()},
+				MarkdownDescription: "Go-template strings, one per manifest; the non-empty results are joined with `---\\n`.",
+				Required:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), validators.NoNullElements()},
 			},
 			"manifest": modelManifestAttribute("Template"),
 		},

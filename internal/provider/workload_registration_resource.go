@@ -143,12 +143,8 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 				Attributes:          repoRefAttributes("the Workload"),
 			},
 			"workload": schema.SingleNestedAttribute{
-				MarkdownDescription: "An inline Workload named like the registration, instead of `source`. The plan prints it as " +
-					"`(sensitive value)`: it holds no secret, but `manifest` holds the same Workload and `deployment_targets` its targets " +
-					"with their full names and labels, so printing it too showed every target three times (`terraform show -json` has it).",
-				Optional: true,
-				// Not a secret: the flag keeps the plan from printing each deployment target a third time.
-				Sensitive: true,
+				MarkdownDescription: "An inline Workload named like the registration, instead of `source`.",
+				Optional:            true,
 				Attributes: map[string]schema.Attribute{
 					"labels": modelLabelsAttribute("Labels of the Workload; they override the targets' labels of the same key."),
 					"deployment_targets": schema.ListNestedAttribute{
@@ -180,16 +176,19 @@ func (r *WorkloadRegistrationResource) Schema(_ context.Context, _ resource.Sche
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "Write-only https token for `source.repo`, instead of the provider's `git_token`. Never stored in state or plan; " +
-					"used at plan time only (a refresh uses the provider's credentials and keeps the previous values when they do not suffice). Needs Terraform 1.11 or later.",
-				Optional:  true,
-				Sensitive: true,
+					"used at plan time only (a refresh uses the provider's credentials and keeps the previous values when they do not suffice). Needs Terraform 1.11 " +
+					"or OpenTofu 1.11 or later; with an older CLI, set the provider's `git_token` (or `GIT_TOKEN`), which no state holds either.",
+				Optional: true,
+				// Not Sensitive: a write-only value is never in a plan or state, so the flag would protect nothing, and
+				// a second sensitive path could change places with the first between two runs, which Terraform reads
+				// as drift (issue 36).
 				WriteOnly: true,
 			},
 			"ssh_private_key": schema.StringAttribute{
-				MarkdownDescription: "Write-only PEM private key for an ssh `source.repo`, instead of the provider's `ssh_private_key`. Never stored. Needs Terraform 1.11 or later.",
-				Optional:            true,
-				Sensitive:           true,
-				WriteOnly:           true,
+				MarkdownDescription: "Write-only PEM private key for an ssh `source.repo`, instead of the provider's `ssh_private_key`. Never stored. Needs Terraform 1.11 " +
+					"or OpenTofu 1.11 or later; with an older CLI, set the provider's `ssh_private_key` (or `GIT_SSH_KEY`).",
+				Optional:  true,
+				WriteOnly: true, // not Sensitive: see token
 			},
 			"source_commit": computedString("Commit of `source.branch` the Workload was read from; null for an inline Workload."),
 			"deployment_targets": schema.ListNestedAttribute{

@@ -533,7 +533,16 @@ func (s *assignmentRender) execute(use templateUse, tmpl *model.Template, data *
 	if d, ok := j.ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	out, shapes, err := j.engine.templates.ExecuteAllMemo(j.execMemo, tmpl.Spec.Manifests, data, templating.Limits{Context: j.ctx, Deadline: deadline, MaxOutput: j.tmplMax})
+	lim := templating.Limits{Context: j.ctx, Deadline: deadline, MaxOutput: j.tmplMax}
+	var out []string
+	var shapes []templating.Shape
+	var err error
+	if len(tmpl.Spec.Objects) > 0 {
+		out, err = executeObjects(j.engine.templates, tmpl.Spec.Objects, data, lim)
+		shapes = make([]templating.Shape, len(out)) // no memo: each text is checked
+	} else {
+		out, shapes, err = j.engine.templates.ExecuteAllMemo(j.execMemo, tmpl.Spec.Manifests, data, lim)
+	}
 	if le, ok := templating.AsLimitError(err); ok {
 		base := model.Diagnostic{Severity: model.SeverityError, Source: s.src, Kind: model.KindClusterType, Name: s.ct.Metadata.Name, Field: use.field}
 		if d, ok := j.limitDiagnostic(le, base, use.name, s.t, s.ct.Metadata.Name); ok {

@@ -153,6 +153,7 @@ func (e *Engine) RenderSet(environment string, set *model.Set, opts Options) (*R
 	}
 	diags = append(diags, policyWarnings(set, targets, assignments)...)
 	diags = append(diags, nonDeterministicWarnings(set)...)
+	diags = append(diags, legacyTemplateWarnings(set)...)
 
 	res := newTree(environment, set, len(assignments))
 	res.Unscheduled = unscheduledTargets(targets, assignments)

@@ -11,9 +11,9 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
-	"math/big"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -463,26 +463,28 @@ func CommitSHA() validator.String {
 
 var commitSHA = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
 
-// WholeNumber checks a number attribute for a whole number between minimum and maximum. Such attributes are
-// numbers, not Int64: Terraform accepts 1.5 for an Int64 attribute, and the framework's conversion then
-// fails with an error that blames the provider.
-func WholeNumber(minimum, maximum int64) validator.Number { return wholeNumber{minimum, maximum} }
+// WholeNumberString checks a string attribute for a whole number between minimum and maximum, written in
+// decimal ("1000"); HCL turns a number in the configuration (max_changes = 1000) into that string. Such
+// attributes are strings because a number in the state makes Terraform's refresh-only plan report drift
+// that is not there (hashicorp/terraform#36403).
+func WholeNumberString(minimum, maximum int64) validator.String {
+	return wholeNumberString{minimum, maximum}
+}
 
-type wholeNumber struct{ minimum, maximum int64 }
+type wholeNumberString struct{ minimum, maximum int64 }
 
-func (v wholeNumber) Description(context.Context) string {
+func (v wholeNumberString) Description(context.Context) string {
 	return fmt.Sprintf("must be a whole number between %d and %d", v.minimum, v.maximum)
 }
-func (v wholeNumber) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v wholeNumberString) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (v wholeNumber) ValidateNumber(_ context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+func (v wholeNumberString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	f := req.ConfigValue.ValueBigFloat()
-	n, acc := f.Int64()
-	if !f.IsInt() || acc != big.Exact || n < v.minimum || n > v.maximum {
-		AddError(&resp.Diagnostics, req.Path, "Invalid number", fmt.Sprintf("%s is %s; it %s.", req.Path, f.Text('g', -1), v.Description(context.Background())))
+	s := req.ConfigValue.ValueString()
+	if n, err := strconv.ParseInt(s, 10, 64); err != nil || n < v.minimum || n > v.maximum {
+		AddError(&resp.Diagnostics, req.Path, "Invalid number", fmt.Sprintf("%s is %q; it %s.", req.Path, s, v.Description(context.Background())))
 	}
 }
 

@@ -265,6 +265,19 @@ func TestPEMCertificatesAcceptsRealCertificates(t *testing.T) {
 	expectOne(t, r.Diagnostics, path.Root("ca_certificates"), "Invalid PEM certificates")
 }
 
+func TestWholeNumberString(t *testing.T) {
+	t.Parallel()
+	p := path.Root("max_changes")
+	for value, summary := range map[string]string{
+		"1": "", "1000": "", "100000": "",
+		"0": "Invalid number", "100001": "Invalid number", "1.5": "Invalid number", "1e3": "Invalid number", " 7": "Invalid number", "": "Invalid number", "ten": "Invalid number",
+	} {
+		resp := &validator.StringResponse{}
+		WholeNumberString(1, 100000).ValidateString(context.Background(), validator.StringRequest{Path: p, ConfigValue: types.StringValue(value)}, resp)
+		expectOne(t, resp.Diagnostics, p, summary)
+	}
+}
+
 // TestBranchName: the rule of kalypso_gitops_commit's branch (delivery.ValidateBranchName) on the data
 // sources' branch attributes, invisible and non-ASCII characters included.
 func TestBranchName(t *testing.T) {

@@ -1,0 +1,185 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+)
+
+// Rollback and hold. `rollback = { to = <commit> }` makes the desired tree under path the tree that a
+// commit of the branch held there: the plan is the exact reverse change, file by file, and passes the
+// same steps (guards, windows) as any change; the apply writes it as one commit that names both commits.
+// After the rollback, the tree that was rolled back is held: while the configuration still renders it,
+// the plan writes nothing and says so; a configuration that renders another tree, or release_hold,
+// releases it.
+
+// LastKnownGood is rollback.to's name for the last commit every expected cluster reported healthy.
+const LastKnownGood = "last_known_good"
+
+// Rollback is the rollback attribute.
+type Rollback struct {
+	// To is a commit of the branch (a full id, or a prefix of at least 7 hexadecimal digits), or LastKnownGood.
+	To string
+}
+
+// RolledBack is what a rollback's desired files came from.
+type RolledBack struct {
+	// To is the full id of the commit whose tree is restored.
+	To string
+}
+
+// ErrRollbackTarget is the class of a rollback.to that cannot be restored.
+var ErrRollbackTarget = errors.New("cannot roll back")
+
+// RollbackFiles reads the managed files under r.Path at commit to of r.Branch: the desired files of a
+// rollback. Dot-entries at the path's root are never managed, so they are left out. A commit that is not
+// on the branch, or at which the path did not exist, is refused at rollback.to.
+func RollbackFiles(ctx context.Context, git *gitrepo.Client, r Resource, to string) (map[string][]byte, RolledBack, error) {
+	if to == LastKnownGood {
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q needs the rollout's sources, which this resource does not configure", ErrRollbackTarget, LastKnownGood),
+			Hint: "Name the commit to roll back to instead: `git log --first-parent " + r.Branch + " -- " + displayPath(r.Path) + "` lists the commits that changed the path."}
+	}
+	if err := gitrepo.ValidateCommit(to); err != nil && !isHexPrefix(to) {
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q is neither a commit id nor %q", ErrRollbackTarget, to, LastKnownGood),
+			Hint: "Use the full commit id (or at least its first 7 hexadecimal digits) of a commit of branch " + r.Branch + "."}
+	}
+	sha, files, err := git.ReadTreeAt(ctx, r.RepoURL, r.Branch, to, r.Path)
+	switch {
+	case errors.Is(err, gitrepo.ErrCommitNotOnBranch):
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %w", ErrRollbackTarget, err),
+			Hint: "A rollback restores what the branch held: name the branch head or one of its first-parent ancestors."}
+	case errors.Is(err, gitrepo.ErrPathNotFound):
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %w; rolling back to it would delete every file under path", ErrRollbackTarget, err),
+			Hint: "Name a later commit, one that holds the path; to remove the files, destroy the resource instead."}
+	case err != nil:
+		return nil, RolledBack{}, gitError("Cannot read the commit to roll back to", err)
+	}
+	for name := range files {
+		if isDotEntryName(strings.SplitN(name, "/", 2)[0]) {
+			delete(files, name)
+		}
+	}
+	return files, RolledBack{To: sha}, nil
+}
+
+func isHexPrefix(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDotEntryName(name string) bool { return strings.HasPrefix(name, ".") }
+
+// Hold is what a rollback holds: the tree it rolled back, recorded in private state by the rollback's apply.
+type Hold struct {
+	// Tree is the managed tree that was rolled back; Commit the commit that held it (the branch's, before).
+	Tree, Commit string
+	// To is the commit the rollback restored; Since when (RFC 3339).
+	To, Since string
+}
+
+// Marshal encodes the hold for private state.
+func (h Hold) Marshal() []byte {
+	b, _ := json.Marshal(map[string]string{"tree": h.Tree, "commit": h.Commit, "to": h.To, "since": h.Since})
+	return b
+}
+
+// ParseHold decodes a hold; nil for none or for one it cannot read.
+func ParseHold(b []byte) *Hold {
+	var m map[string]string
+	if len(b) == 0 || json.Unmarshal(b, &m) != nil || m["tree"] == "" {
+		return nil
+	}
+	return &Hold{Tree: m["tree"], Commit: m["commit"], To: m["to"], Since: m["since"]}
+}
+
+// Holds reports whether h holds back tree: the tree it rolled back, while no rollback is configured.
+// release_hold does not change the answer: it writes a held tree on purpose.
+func (h *Hold) Holds(tree string, rollback bool) bool {
+	return h != nil && !rollback && tree != "" && tree == h.Tree
+}
+
+// HoldAfter is the hold after an apply that wrote tree: a rollback (rolledBack set) holds the tree it
+// rolled back (prior, from the commit priorCommit); any other change releases the hold (nil).
+func HoldAfter(rolledBack *RolledBack, priorTree, priorCommit string, now time.Time) *Hold {
+	if rolledBack == nil || priorTree == "" {
+		return nil
+	}
+	return &Hold{Tree: priorTree, Commit: priorCommit, To: rolledBack.To, Since: now.UTC().Format(time.RFC3339)}
+}
+
+// planRollback is the rollback step: with rollback, the desired files are the files under path at the
+// commit rollback.to names, and the render does not run (a render that fails must not stop the way back).
+func planRollback(ctx context.Context, p *Planning) error {
+	rb := p.Config.Rollback
+	if rb == nil || !p.Config.LocationKnown() {
+		return nil
+	}
+	if p.Prior == nil {
+		return &Refusal{Attribute: "rollback", Summary: "Cannot roll back", Detail: fmt.Sprintf("kalypso_gitops_commit %s: the resource has not delivered anything yet, "+
+			"so there is nothing to roll back. Nothing was written. Create it without rollback (or import it) first.", p.ID)}
+	}
+	files, rolled, err := RollbackFiles(ctx, p.Git, p.Config.Resource, rb.To)
+	if err != nil {
+		return Explain(p.ID, err)
+	}
+	p.Rendered, p.RolledBack = Rendered{Known: true, Files: files}, &rolled
+	p.Warn("Rollback", fmt.Sprintf("kalypso_gitops_commit %s: the plan restores the files under path as commit %s of branch %s held them (changes lists the reverse change); "+
+		"the apply writes one commit that names both commits, and holds the tree it replaces: while the configuration still renders that tree, later plans write nothing. "+
+		"Remove rollback once it is applied.", p.ID, rolled.To, p.Config.Resource.Branch))
+	return nil
+}
+
+// planHold is the hold step: while a rollback's hold stands and the configuration still renders the tree it
+// rolled back, the plan writes nothing and warns what is held and since when. release_hold writes it again,
+// with a warning; a configuration that renders another tree is planned as usual (its apply ends the hold).
+func planHold(_ context.Context, p *Planning) error {
+	h := p.Hold
+	if p.Changes == nil || p.Prior == nil || p.Move != nil || !h.Holds(p.Changes.DesiredTree, p.Config.Rollback != nil) {
+		return nil
+	}
+	what := fmt.Sprintf("tree %s (commit %s) was rolled back to commit %s at %s", shortID(h.Tree), shortID(h.Commit), shortID(h.To), h.Since)
+	if p.Config.ReleaseHold {
+		p.Warn("Hold released", fmt.Sprintf("kalypso_gitops_commit %s: %s and was held since; release_hold = true writes it again.", p.ID, what))
+		return nil
+	}
+	p.Warn("Held after a rollback", fmt.Sprintf("kalypso_gitops_commit %s: %s and is held since: the configuration still renders it, so nothing is written. "+
+		"Change an input so that it renders another tree, or set release_hold = true to write it again.", p.ID, what))
+	p.Changes = &Plan{DesiredTree: p.Prior.ContentHash, BaseTree: p.Changes.BaseTree, CurrentFiles: p.Changes.CurrentFiles, BranchExists: p.Changes.BranchExists}
+	return nil
+}
+
+// RollbackMessage is the commit message of a rollback: it names the commit restored and the one it
+// replaces (from, "" when unknown).
+func RollbackMessage(m CommitMessage, to, from string) func(gitrepo.Changes) string {
+	return func(ch gitrepo.Changes) string {
+		msg := m.Describe(ch)
+		subject, body, _ := strings.Cut(msg, "\n\n")
+		head := fmt.Sprintf("Roll back %s on %s to %s", displayPath(m.Path), m.Branch, shortID(to))
+		if from != "" {
+			head += " (from " + shortID(from) + ")"
+		}
+		if _, counts, ok := strings.Cut(subject, ": "); ok {
+			head += ": " + counts
+		}
+		lines := "Rolled back to: " + to
+		if from != "" {
+			lines = "Rolled back from: " + from + "\n" + lines
+		}
+		return head + "\n\n" + lines + "\n" + body
+	}
+}

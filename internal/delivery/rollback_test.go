@@ -1,0 +1,122 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package delivery
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+)
+
+// rollback: the desired files are those of a commit of the branch, without the dot-entries at the path's
+// root; the render does not run; a commit not on the branch, one without the path, last_known_good without
+// sources and a create are refused at rollback (or rollback.to).
+func TestPlanRollback(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "fleet"})
+	good := gitserver.Commit(t, repo, "main", "good", map[string]string{"clusters/a/x.yaml": "x1", "clusters/" + OwnerMarker: string(MarkerContent("clusters"))}, nil)
+	gitserver.Commit(t, repo, "main", "bad", map[string]string{"clusters/a/x.yaml": "x2", "clusters/b/y.yaml": "y"}, nil)
+	ctx := context.Background()
+	step := func(to string, withPrior bool) (*Planning, *filesRenderer, error) {
+		r := &filesRenderer{results: []Rendered{files(map[string]string{"a/x.yaml": "x3"})}}
+		p := planning(repo, "clusters", r)
+		p.Config.Rollback = &Rollback{To: to}
+		if withPrior {
+			p.Prior = prior(repo, "clusters", true)
+		}
+		_ = planIdentity(ctx, p)
+		if err := planRollback(ctx, p); err != nil {
+			return p, r, err
+		}
+		return p, r, planRender(ctx, p)
+	}
+	p, r, err := step(good[:9], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Rendered.Files; len(got) != 1 || string(got["a/x.yaml"]) != "x1" || p.RolledBack == nil || p.RolledBack.To != good {
+		t.Errorf("rolled back to %+v: files %q", p.RolledBack, got)
+	}
+	if len(r.reuses) != 0 {
+		t.Errorf("the render ran during a rollback: %v", r.reuses)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0].Detail, "commit "+good+" of branch main") {
+		t.Errorf("warnings %+v", p.Warnings)
+	}
+	if err := planInspect(ctx, p); err != nil || p.Changes.Counts != (Counts{Update: 1, Delete: 1}) {
+		t.Errorf("the reverse change: %v %+v", err, p.Changes)
+	}
+	_, _, err = step("0123456789abcdef0123456789abcdef01234567", true)
+	refusal(t, err, "rollback.to", "is not main's head", "first-parent ancestors")
+	seed := gitserver.Git(t, repo, nil, "rev-list", "--max-parents=0", "main")
+	_, _, err = step(strings.TrimSpace(seed), true)
+	refusal(t, err, "rollback.to", "would delete every file under path")
+	_, _, err = step(LastKnownGood, true)
+	refusal(t, err, "rollback.to", "needs the rollout's sources")
+	_, _, err = step("main~1", true)
+	refusal(t, err, "rollback.to", "is neither a commit id")
+	_, _, err = step(good, false)
+	refusal(t, err, "rollback", "nothing to roll back")
+}
+
+// hold: a plan of the held tree writes nothing and warns; release_hold plans it with a warning; another
+// tree, a configured rollback or no hold plan as usual.
+func TestPlanHold(t *testing.T) {
+	t.Parallel()
+	hold := &Hold{Tree: "bad", Commit: "c3c3c3c3c3c3c3", To: "c2c2c2c2c2c2c2", Since: "2026-11-25T09:00:00Z"}
+	run := func(h *Hold, tree string, release bool, rollback *Rollback) *Planning {
+		p := &Planning{ID: "x", Hold: h, Prior: &Prior{ContentHash: "good"},
+			Changes: &Plan{DesiredTree: tree, BaseTree: "good", Counts: Counts{Update: 3}, CurrentFiles: 9}}
+		p.Config.ReleaseHold, p.Config.Rollback = release, rollback
+		if err := planHold(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := run(hold, "bad", false, nil)
+	if !p.Changes.Empty() || p.Changes.DesiredTree != "good" || len(p.Warnings) != 1 || p.Warnings[0].Summary != "Held after a rollback" ||
+		!strings.Contains(p.Warnings[0].Detail, "tree bad (commit c3c3c3c3c3c3) was rolled back to commit c2c2c2c2c2c2 at 2026-11-25T09:00:00Z") {
+		t.Errorf("held: %+v %+v", p.Changes, p.Warnings)
+	}
+	if p := run(hold, "bad", true, nil); p.Changes.Empty() || len(p.Warnings) != 1 || p.Warnings[0].Summary != "Hold released" {
+		t.Errorf("release_hold: %+v %+v", p.Changes, p.Warnings)
+	}
+	for name, p := range map[string]*Planning{"another tree": run(hold, "new", false, nil), "a rollback": run(hold, "bad", false, &Rollback{To: "c2"}), "no hold": run(nil, "bad", false, nil)} {
+		if p.Changes.Empty() || len(p.Warnings) != 0 {
+			t.Errorf("%s: %+v %+v", name, p.Changes, p.Warnings)
+		}
+	}
+}
+
+func TestHoldRecord(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	h := HoldAfter(&RolledBack{To: "c2"}, "bad", "c3", now)
+	if h == nil || *h != (Hold{Tree: "bad", Commit: "c3", To: "c2", Since: "2026-11-25T09:00:00Z"}) {
+		t.Fatalf("HoldAfter: %+v", h)
+	}
+	if got := ParseHold(h.Marshal()); got == nil || *got != *h {
+		t.Errorf("round trip %+v", got)
+	}
+	if HoldAfter(nil, "bad", "c3", now) != nil || ParseHold(nil) != nil || ParseHold([]byte("{")) != nil {
+		t.Error("a change that is no rollback ends the hold; an unreadable record is none")
+	}
+}
+
+func TestRollbackMessage(t *testing.T) {
+	t.Parallel()
+	to, from := "2222222222222222222222222222222222222222", "3333333333333333333333333333333333333333"
+	describe := RollbackMessage(CommitMessage{Path: "clusters", Branch: "main", Render: true}, to, from)
+	got := describe(gitrepo.Changes{Modified: []string{"drone/a/platform-config.yaml"}, Removed: []string{"large/b/namespace.yaml"}})
+	want := "Roll back clusters on main to 222222222222 (from 333333333333): 1 modified, 1 removed\n\n" +
+		"Rolled back from: " + from + "\nRolled back to: " + to + "\n" +
+		"Cluster types: drone (1 modified), large (1 removed)\n\nWritten by kalypso_gitops_commit (terraform-provider-kalypso)."
+	if got != want {
+		t.Errorf("message:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -1,0 +1,125 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+// rollback and release_hold of kalypso_gitops_commit: their schema, their conversion, and the apply's
+// side (the rollback's files, its commit message, the hold it records). The plan's side is the steps
+// rollback and hold of internal/delivery (rollback.go).
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
+)
+
+// holdKey is the private-state key of the delivery.Hold the last rollback recorded.
+const holdKey = "hold"
+
+var gitopsRollbackTypes = map[string]attr.Type{"to": types.StringType}
+
+type gitopsRollbackModel struct {
+	To types.String `tfsdk:"to"`
+}
+
+func rollbackSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "Roll the files under `path` back to what a commit of `branch` held there. The plan shows the exact reverse change in " +
+			"`changes`, every file with its content, and passes the same guards and `change_windows` as any change; the render does not run, so a " +
+			"configuration that fails to render does not stop the way back. The apply writes one commit whose message names both commits " +
+			"(\"Roll back clusters on main to <to> (from <from>)\"), after which the tree under `path` equals that commit's byte for byte. " +
+			"The tree it replaces is then **held**: once `rollback` is removed, while the configuration still renders that tree, the plan " +
+			"writes nothing and warns what is held and since when; a change of input that renders another tree releases the hold, and so " +
+			"does `release_hold = true`. See the guide \"Recovery and change windows\".",
+		Optional: true,
+		Attributes: map[string]schema.Attribute{
+			"to": schema.StringAttribute{Required: true, MarkdownDescription: "The commit to restore: its full id (or at least its first 7 hexadecimal " +
+				"digits), the branch head or one of its first-parent ancestors. `last_known_good` names the last commit every expected cluster " +
+				"reported healthy; it needs the rollout's sources, which this version does not configure on the resource yet."},
+		},
+	}
+}
+
+func releaseHoldSchema() schema.BoolAttribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		MarkdownDescription: "Write the tree a rollback held again, on purpose: the plan shows the change and warns that it releases the hold. " +
+			"Without it, a configuration that still renders the rolled-back tree plans nothing (see `rollback`).",
+	}
+}
+
+// rollbackConfig converts rollback (nil when not set or not known yet).
+func rollbackConfig(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) *delivery.Rollback {
+	if m.Rollback.IsNull() || !fullyKnown(m.Rollback) {
+		return nil
+	}
+	var rb gitopsRollbackModel
+	if diags.Append(m.Rollback.As(ctx, &rb, objectAsOptions)...); diags.HasError() {
+		return nil
+	}
+	return &delivery.Rollback{To: rb.To.ValueString()}
+}
+
+// privateFacts sets what the steps read from the prior private state: the last break-glass and the hold.
+func privateFacts(ctx context.Context, private privateGetter, p *delivery.Planning) {
+	p.BreakGlassUsed = breakGlassUsed(ctx, private)
+	b, _ := private.GetKey(ctx, holdKey)
+	p.Hold = delivery.ParseHold(b)
+}
+
+// applyDesired is the desired files of an apply: a rollback's (rolledBack set), or the render's or files'.
+func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) (desired, *delivery.RolledBack) {
+	rb := rollbackConfig(ctx, m, diags)
+	if rb == nil {
+		return r.desiredFiles(ctx, m, diags, nil), nil
+	}
+	s := r.settings(ctx, m, diags)
+	files, rolled, err := delivery.RollbackFiles(ctx, r.client(m), s, rb.To)
+	if err != nil {
+		diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		return desired{}, nil
+	}
+	return desired{files: files, known: true}, &rolled
+}
+
+// heldAtApply reports whether the apply must write nothing because a hold stands: the plan found the
+// rolled-back tree held (delivery.Planning's hold step) and planned no change, but the configuration
+// changed otherwise (rollback removed), so Terraform applies.
+func heldAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, tree string) bool {
+	if m.ReleaseHold.ValueBool() || !gitopsKnown(m.CommitSHA) {
+		return false
+	}
+	b, _ := private.GetKey(ctx, holdKey)
+	return delivery.ParseHold(b).Holds(tree, !m.Rollback.IsNull())
+}
+
+// rollbackRequest names both commits in the commit message of a rollback (from: the commit it replaces).
+func rollbackRequest(req *delivery.DeliverRequest, s delivery.Resource, rolled *delivery.RolledBack, from string) {
+	if rolled == nil {
+		return
+	}
+	m := delivery.CommitMessage{Path: s.Path, Branch: s.Branch, Render: s.Render, PromotedCommitID: req.PromotedCommitID}
+	req.Apply.Describe = delivery.RollbackMessage(m, rolled.To, from)
+	if req.Title == "" && s.PullRequest != nil {
+		req.Title = fmt.Sprintf("Roll back branch %s to %s", s.Branch, rolled.To)
+	}
+}
+
+// recordHold keeps, after an apply, the hold a rollback starts, or drops it after any other change.
+func (r *GitopsCommitResource) recordHold(ctx context.Context, rolled *delivery.RolledBack, prior *gitopsCommitModel, private privateSetter, diags *diag.Diagnostics) {
+	var h *delivery.Hold
+	if prior != nil {
+		h = delivery.HoldAfter(rolled, prior.ContentHash.ValueString(), prior.CommitSHA.ValueString(), r.data.Now())
+	}
+	var b []byte
+	if h != nil {
+		b = h.Marshal()
+	}
+	diags.Append(private.SetKey(ctx, holdKey, b)...)
+}

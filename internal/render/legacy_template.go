@@ -1,0 +1,107 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	yamlv2 "gopkg.in/yaml.v2"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/templating"
+)
+
+// kalypso-scheduler read a Template's manifests as YAML objects until March 2023 (its commit f7fefe0 made
+// them strings), and control-plane branches whose BaseRepo pins a 2023 commit of main, such as the public
+// sample's dev and stage, still hold such Templates. That operator executed every string value of an
+// object's mappings (not those inside lists) as a template, with the deployment target's manifests as
+// .Repo, .Branch and .Path, and wrote each object with yaml.v2 (keys sorted), one document per object.
+// The engine does the same, with its own templating (sprig and the limits included); upstream used
+// html/template, which also HTML-escaped what actions printed.
+
+// legacyFields are the data fields of that format, and the fields of today's data that hold them.
+var legacyFields = regexp.MustCompile(`\.(Repo|Branch|Path)\b`)
+
+var templateAction = regexp.MustCompile(`\{\{.*?\}\}`)
+
+// legacyText is a string value of an object manifest with its actions rewritten to today's data.
+func legacyText(text string) string {
+	if !strings.Contains(text, "{{") {
+		return text
+	}
+	return templateAction.ReplaceAllStringFunc(text, func(action string) string {
+		return legacyFields.ReplaceAllStringFunc(action, func(f string) string { return ".Manifests." + strings.ToLower(f[1:]) })
+	})
+}
+
+// executeObjects renders the object manifests of a Template in the format before March 2023: one YAML
+// document per object, never dropped.
+func executeObjects(engine *templating.Engine, objects []map[string]interface{}, data *templating.Data, lim templating.Limits) ([]string, error) {
+	out := make([]string, 0, len(objects))
+	for i, obj := range objects {
+		rendered, err := executeObject(engine, obj, data, lim)
+		if err != nil {
+			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
+		}
+		b, err := yamlv2.Marshal(rendered)
+		if err != nil {
+			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
+		}
+		out = append(out, string(b))
+	}
+	return out, nil
+}
+
+// executeObject is a copy of m whose string values, in m and in the mappings below it, are executed.
+func executeObject(engine *templating.Engine, m map[string]interface{}, data *templating.Data, lim templating.Limits) (map[string]interface{}, error) {
+	out := make(map[string]interface{}, len(m))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first error is the same on every run
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case map[string]interface{}:
+			r, err := executeObject(engine, v, data, lim)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		case string:
+			r, err := engine.ExecuteLimited(legacyText(v), data, lim)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = r
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// legacyTemplateWarnings are the deprecation warnings of the input's Templates in the format before
+// March 2023, one per Template.
+func legacyTemplateWarnings(set *model.Set) model.Diagnostics {
+	var ds model.Diagnostics
+	for _, t := range set.Templates {
+		if len(t.Spec.Objects) == 0 {
+			continue
+		}
+		ds = append(ds, model.Diagnostic{
+			Severity: model.SeverityWarning, Summary: "Deprecated Template format", Source: set.Source(model.KindTemplate, t.Metadata.Name),
+			Kind: model.KindTemplate, Name: t.Metadata.Name, Field: "spec.manifests",
+			Detail: fmt.Sprintf("Template %q lists its manifests as YAML objects, the format kalypso-scheduler read until March 2023; current upstream "+
+				"reads only strings and refuses this Template. It is rendered as that operator rendered it: each string value of an object's "+
+				"mappings is a template (.Repo, .Branch and .Path are the deployment target's manifests), and each object is written with "+
+				"yaml.v2, keys sorted. Write each manifest as a string (a `|` block) that uses .Manifests.repo, .Manifests.branch and "+
+				".Manifests.path; on a control plane, move the environment branch's BaseRepo spec.commit to a commit of main that does.", t.Metadata.Name),
+		})
+	}
+	return ds
+}
