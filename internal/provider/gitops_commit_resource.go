@@ -563,7 +563,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 	imported := &gitopsCommitModel{
 		ID: types.StringValue(delivery.ID(repoURL, dir, branch)), RepositoryURL: types.StringValue(repoURL), Branch: types.StringValue(branch), Path: types.StringValue(dir),
 		CreateBranch: types.BoolValue(false), RetainOnDestroy: types.BoolValue(false), DeletionProtection: types.BoolValue(true), CommitMessage: types.StringValue(delivery.DefaultCommitMessage),
-		Adopt:  types.BoolValue(false),
+		Adopt:  types.BoolNull(),
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
