@@ -135,7 +135,9 @@ func runTerraform(t *testing.T, tfBin string, env []string, dir, cache string, a
 func renders(log string) int {
 	n := 0
 	for _, line := range strings.Split(log, "\n") {
-		if strings.Contains(line, "render: ") || strings.HasSuffix(strings.TrimSpace(line), ": render") || strings.Contains(line, ": render:") {
+		// The render's own event is the message "render"; other messages may name the render (the plan
+		// step "plan step render", "render reused") without being one.
+		if strings.Contains(line, "terraform-provider-kalypso: render: ") || strings.HasSuffix(strings.TrimSpace(line), "terraform-provider-kalypso: render") {
 			n++
 		}
 	}

@@ -110,8 +110,9 @@ type Plan struct {
 	ByTarget map[string]Counts
 	// Omitted is the number of changed files not listed in Changes.
 	Omitted int
-	// CurrentFiles is the number of managed files under the path on the branch.
-	CurrentFiles int
+	// CurrentFiles is the number of managed files under the path on the branch; DesiredFiles the number
+	// the change leaves there (both 0 when the plan reused a recorded tree: nothing changes then).
+	CurrentFiles, DesiredFiles int
 	// DesiredTree is the managed tree id of the desired files (gitrepo.Tree.ID).
 	DesiredTree string
 	// BaseTree is the managed tree id of the path on the branch (gitrepo.Inspection.ManagedTree).
@@ -235,7 +236,7 @@ func (p *Plan) pathChanges(deltas []gitrepo.Delta, dir string, desiredFiles int)
 		}
 	}
 	// Files that stay are on both sides, so the branch holds the desired files less the new, plus the removed.
-	p.CurrentFiles = desiredFiles - created + deleted
+	p.CurrentFiles, p.DesiredFiles = desiredFiles-created+deleted, desiredFiles
 	for i := range all {
 		top, rest, _ := strings.Cut(all[i].path, "/")
 		c := p.ByDirectory[top]

@@ -97,6 +97,13 @@ func (l *Locations) Claim(repoKey, branch, path, id string) error {
 			// resource. (Two resources spelled exactly alike are not caught here, nor by the records.)
 			return nil
 		}
+		if !Overlaps(c.path, path) && Overlaps(strings.ToLower(c.path), strings.ToLower(path)) {
+			ids := []string{c.id, id}
+			sort.Strings(ids)
+			return fmt.Errorf("two kalypso_gitops_commit resources of this configuration deliver to paths of branch %q that differ only in letter case: "+
+				"%s and %s. A checkout on Windows or macOS holds one directory for both, so their files would mix there. Nothing was written. "+
+				"Give each resource a directory whose name differs in more than case", branch, ids[0], ids[1])
+		}
 		if Overlaps(c.path, path) {
 			ids := []string{c.id, id}
 			sort.Strings(ids)

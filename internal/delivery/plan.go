@@ -46,9 +46,13 @@ func (e *Error) Error() string { return e.Summary + ": " + e.Err.Error() }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// gitError wraps a Git error with its hint and attribute.
+// gitError wraps a Git error with its hint and attribute. summary says what failed; a missing
+// repository, a failed authentication and a missing branch are named instead (gitrepo.Problem).
 func gitError(summary string, err error) *Error {
 	hint, attr := ErrorHint(err)
+	if p := gitrepo.Problem(err); p != "" {
+		summary = p
+	}
 	return &Error{Attribute: attr, Summary: summary, Err: err, Hint: hint}
 }
 
@@ -90,16 +94,25 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 			"%q is a file on branch %q, so path %q cannot be a directory there; the apply would delete that file, which no plan lists. "+
 				"Nothing was written. Choose a path that is a directory or does not exist yet, or remove the file first", ins.PathFile, readBranch, displayPath(req.Desired.Path))}
 	}
-	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
-		hint := ""
-		if req.PullRequest {
-			hint = " In pull-request mode the base branch must exist."
-		}
-		return nil, &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(readBranch, ins.Branches), hint)}
+	if ins.CaseTwin != "" {
+		return nil, caseTwinError(req.Desired.Path, ins.CaseTwin, readBranch)
 	}
-	p, err := Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
-		return c.ReadBlobs(req.RepoURL, ids)
-	})
+	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {
+		return nil, missingBranch(readBranch, ins.Branches, req.PullRequest)
+	}
+	compute := func(ins *gitrepo.Inspection) (*Plan, error) {
+		return Compute(ins, req.Desired, Options{MaxChanges: req.MaxChanges}, func(ids []string) (map[string][]byte, error) {
+			return c.ReadBlobs(req.RepoURL, ids)
+		})
+	}
+	p, err := compute(ins)
+	if c.DiscardDamagedCache(ctx, req.RepoURL, err) {
+		// The inspection came from its record (or read the head only); the trees and blobs the change set
+		// needs were damaged in the cache. It is fetched again: read once more, as Inspect itself would.
+		if ins, err = inspect(readBranch); err == nil {
+			p, err = compute(ins)
+		}
+	}
 	if err != nil {
 		return nil, &Error{Summary: "Cannot compute the change set", Err: err}
 	}
@@ -222,4 +235,22 @@ func Refresh(ctx context.Context, c *gitrepo.Client, gh GitHub, req RefreshReque
 		}
 	}
 	return out, nil
+}
+
+// missingBranch is the refusal of a plan whose branch does not exist (and may not be created).
+func missingBranch(branch string, branches []string, pullRequest bool) *Error {
+	hint := ""
+	if pullRequest {
+		hint = " In pull-request mode the base branch must exist."
+	}
+	return &Error{Attribute: "branch", Summary: "Git branch does not exist", Err: fmt.Errorf("%w.%s Nothing was written", MissingBranch(branch, branches), hint)}
+}
+
+// caseTwinError refuses a path that differs from twin, a directory or file on the branch, only in letter
+// case (gitrepo.Inspection.CaseTwin).
+func caseTwinError(path, twin, branch string) *Error {
+	return &Error{Attribute: "path", Summary: "Paths that differ only in letter case", Err: fmt.Errorf(
+		"path %q and %q on branch %q differ only in letter case: a checkout on Windows or macOS (a cluster's, a reviewer's) holds one directory "+
+			"for both, so the two trees would mix there, and each apply would change the other's files. Nothing was written. Use the spelling "+
+			"the branch has (%q) or another name, or rename %q on the branch first", displayPath(path), twin, branch, twin, twin)}
 }

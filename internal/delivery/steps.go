@@ -27,25 +27,28 @@ type Step struct {
 
 // Step names, in the order PlanSteps runs them.
 const (
-	StepIdentity  = "identity"
-	StepOpenPR    = "open_pull_request"
-	StepLocation  = "location"
-	StepRollback  = "rollback"
-	StepRender    = "render"
-	StepInspect   = "inspect"
-	StepHold      = "hold"
-	StepGuards    = "guards"
-	StepOwnership = "ownership"
-	StepProposal  = "proposal"
-	StepOutcome   = "outcome"
-	StepWindow    = "window"
-	StepSummary   = "summary"
-	StepDestroy   = "destroy"
+	StepIdentity    = "identity"
+	StepOpenPR      = "open_pull_request"
+	StepDestination = "destination"
+	StepLocation    = "location"
+	StepRollback    = "rollback"
+	StepRender      = "render"
+	StepInspect     = "inspect"
+	StepHold        = "hold"
+	StepGuards      = "guards"
+	StepReference   = "deletion_reference"
+	StepOwnership   = "ownership"
+	StepProposal    = "proposal"
+	StepOutcome     = "outcome"
+	StepWindow      = "window"
+	StepSummary     = "summary"
+	StepDestroy     = "destroy"
 )
 
 // PlanSteps are the steps of a plan that creates or updates the resource, in order:
 //   - identity: the repository's spelling, the id, and the removal side of a replacement;
 //   - open_pull_request: the pull request the state records as open is not merged since (proposal.go);
+//   - destination: a move's new location exists and may be read (destination.go);
 //   - location: the claim of the location in this plan, and the old side of a move;
 //   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
 //   - render: the desired files (the render, or the files), unless a rollback set them;
@@ -54,6 +57,7 @@ const (
 //   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
 //     is written (rollback.go);
 //   - guards: the refusals that read the change set (overlap, mass deletion, the plan stamp);
+//   - deletion_reference: the mass deletion counted from the largest tree delivered (reference.go);
 //   - ownership: the claim of the desired tree;
 //   - proposal: what the apply does to the pull request the state records as open (proposal.go);
 //   - outcome: the change set with the move's old side, and what the plan keeps or leaves unknown;
@@ -67,6 +71,7 @@ func PlanSteps() []Step {
 	return []Step{
 		{StepIdentity, planIdentity},
 		{StepOpenPR, planOpenProposal},
+		{StepDestination, planDestination},
 		{StepLocation, planLocation},
 		{StepRollback, planRollback},
 		{StepRender, planRender},
@@ -74,6 +79,7 @@ func PlanSteps() []Step {
 		{StepInspect, planInspect},
 		{StepHold, planHold},
 		{StepGuards, planGuards},
+		{StepReference, planReference},
 		{StepOwnership, planOwnership},
 		{StepProposal, planProposal},
 		{StepOutcome, planOutcome},
@@ -136,6 +142,8 @@ type Prior struct {
 	ContentHash, CommitSHA, PullRequestState string
 	// PullRequestNumber is the state's pull_request_number (0 for none).
 	PullRequestNumber int
+	// DeletionReference is the state's deletion_reference (0 for none, reference.go).
+	DeletionReference int
 	// Promoted is true when the state records a promoted_commit_id.
 	Promoted bool
 	// Retain and Protected are retain_on_destroy and deletion_protection as the state records them.
@@ -195,7 +203,11 @@ func Explain(id string, err error) *Refusal {
 	var de *Error
 	if !errors.As(err, &de) {
 		hint, attribute := ErrorHint(err)
-		return &Refusal{Attribute: attribute, Summary: "Cannot deliver the files to Git", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)}
+		summary := "Cannot deliver the files to Git"
+		if p := gitrepo.Problem(err); p != "" {
+			summary = p
+		}
+		return &Refusal{Attribute: attribute, Summary: summary, Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.\n\n%s", id, err, hint)}
 	}
 	detail := fmt.Sprintf("kalypso_gitops_commit %s: %s.", id, de.Err)
 	if de.Hint != "" {
@@ -250,6 +262,9 @@ type Planning struct {
 	Markdown string
 	// Warnings are the plan's warnings, in order.
 	Warnings []Note
+	// Reference is the deletion_reference the apply records ("" when the plan does not set it: the change
+	// set is unknown, or the plan keeps the state's).
+	Reference string
 
 	// Now is the time the window step decides at; BreakGlassUsed the record of the last apply that a
 	// break-glass let through (nil for none).

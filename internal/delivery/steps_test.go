@@ -81,7 +81,7 @@ func TestPlanSteps_Order(t *testing.T) {
 	for _, s := range PlanSteps() {
 		names = append(names, s.Name)
 	}
-	if got := strings.Join(names, ","); got != "identity,open_pull_request,location,rollback,render,waves,inspect,hold,guards,ownership,proposal,outcome,window,summary" {
+	if got := strings.Join(names, ","); got != "identity,open_pull_request,destination,location,rollback,render,waves,inspect,hold,guards,deletion_reference,ownership,proposal,outcome,window,summary" {
 		t.Errorf("steps %s", got)
 	}
 	if d := DestroySteps(); len(d) != 1 || d[0].Name != StepDestroy {
@@ -360,7 +360,7 @@ func TestExplain(t *testing.T) {
 		t.Errorf("%+v", rf)
 	}
 	git := Explain("id", &gitrepo.Error{Op: "read", Repo: "file:///x", Branch: "main", Err: gitrepo.ErrRepositoryNotFound})
-	if git.Summary != "Cannot deliver the files to Git" || !strings.HasPrefix(git.Detail, "kalypso_gitops_commit id: ") {
+	if git.Summary != "Git repository not found" || !strings.HasPrefix(git.Detail, "kalypso_gitops_commit id: ") {
 		t.Errorf("%+v", git)
 	}
 	if same := (&Refusal{Summary: "x"}); Explain("id", same) != same {

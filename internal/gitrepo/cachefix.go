@@ -41,20 +41,7 @@ func isCacheCorruption(err error) bool {
 // it is never reported as an unreachable remote. Local repositories are never discarded.
 func withCacheRecovery[T any](ctx context.Context, c *Client, repoURL string, op func() (T, error)) (T, error) {
 	out, err := op()
-	if !isCacheCorruption(err) {
-		return out, err
-	}
-	s, oerr := c.open(repoURL)
-	if oerr != nil || s.e.local {
-		if s != nil {
-			s.close()
-		}
-		return out, err
-	}
-	s.debug(ctx, "git cache damaged: discarding this repository's cache entry and fetching again", time.Time{}, err, map[string]any{"cache_dir": s.cacheDir})
-	rerr := s.resetCache()
-	s.close()
-	if rerr != nil {
+	if !c.DiscardDamagedCache(ctx, repoURL, err) {
 		return out, err
 	}
 	out, err = op()
@@ -62,4 +49,25 @@ func withCacheRecovery[T any](ctx context.Context, c *Client, repoURL string, op
 		err = withClass(ErrCorruptCache, fmt.Errorf("%w (the cache entry was discarded and fetched again once)", err))
 	}
 	return out, err
+}
+
+// DiscardDamagedCache discards the cache entry of the remote repoURL when err is a damaged read of it
+// (a broken zlib stream, an object its refs point to that is missing), with the debug line, and reports
+// whether it did: the caller then reads once more against a fresh fetch. It is withCacheRecovery for an
+// error that surfaced after the operation that read the cache (Inspection.Diff, after Inspect). Local
+// repositories are never discarded.
+func (c *Client) DiscardDamagedCache(ctx context.Context, repoURL string, err error) bool {
+	if !isCacheCorruption(err) {
+		return false
+	}
+	s, oerr := c.open(repoURL)
+	if oerr != nil || s.e.local {
+		if s != nil {
+			s.close()
+		}
+		return false
+	}
+	defer s.close()
+	s.debug(ctx, "git cache damaged: discarding this repository's cache entry and fetching again", time.Time{}, err, map[string]any{"cache_dir": s.cacheDir})
+	return s.resetCache() == nil
 }

@@ -41,6 +41,21 @@ func Class(err error) error {
 	return nil
 }
 
+// Problem is the summary of an error of this package that names what is wrong, for the classes whose
+// cause a user fixes in different places: a missing repository, a failed authentication, a missing
+// branch. It is "" for the others, whose caller says what failed instead. Hint says what to do.
+func Problem(err error) string {
+	switch Class(err) {
+	case ErrRepositoryNotFound:
+		return "Git repository not found"
+	case ErrAuth:
+		return "Git authentication failed"
+	case ErrBranchNotFound:
+		return "Git branch does not exist"
+	}
+	return ""
+}
+
 // Hint says what to do about an error of this package and names the field it concerns ("" when the
 // provider's configuration, the server or the machine is at fault). It is the one map from Git errors to
 // advice: every resource and data source that reads or writes Git words its errors with it.
@@ -66,7 +81,9 @@ func Hint(err error, f Fields) (hint, attribute string) {
 		return "Nothing was read. A repository URL in a control plane or Workload (" + f.Repo + ") may name a local repository (file:// or a path) " +
 			"only when the provider sets allow_local_repositories_from_content = true, or when git_url_rewrites maps it; use an https or ssh URL.", f.Repo
 	case ErrRepositoryNotFound:
-		return "Check " + f.Repo + " and the provider's git_url_rewrites, and that the credentials can see the repository.", f.Repo
+		return "Check " + f.Repo + " and the provider's git_url_rewrites. The provider does not create repositories: create it first " +
+			"(an empty one will do). A private repository the credentials may not read looks missing too (GitHub answers 404): " +
+			"check that they can see it.", f.Repo
 	case ErrBranchNotFound:
 		return "Check " + f.Branch + ": it must name a branch that exists in the repository.", f.Branch
 	case ErrPathNotFound:

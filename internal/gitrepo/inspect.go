@@ -74,6 +74,10 @@ type Inspection struct {
 	// PathFile is the root-relative file that stands where the path (or one of its parent directories)
 	// would be, "" when there is none: an apply would replace that file with a directory.
 	PathFile string
+	// CaseTwin is the root-relative directory or file on the branch whose name differs from the path (or one
+	// of its parent directories) only in letter case, "" when there is none: a case-insensitive checkout
+	// (Windows, macOS) holds one directory for both, so the two trees mix there.
+	CaseTwin string
 
 	// Diff reads the path's trees from here.
 	client  *Client
@@ -162,6 +166,9 @@ func (s *session) inspectTree(out *Inspection, root plumbing.Hash, dir string, r
 	} else if out.PathFile, err = fileInTheWay(s, root, dir); err != nil {
 		return err
 	}
+	if out.CaseTwin, err = caseTwin(s, root, dir); err != nil {
+		return err
+	}
 	if req.Marker != "" && dir != "" {
 		segs := strings.Split(dir, "/")
 		for i := len(segs) - 1; i >= 0; i-- {
@@ -212,6 +219,36 @@ func fileInTheWay(s *session, root plumbing.Hash, dir string) (string, error) {
 		if _, found, err := subtree(s.repo.Storer, root, strings.Join(segs[:i+1], "/")); err != nil || !found {
 			return "", err
 		}
+	}
+	return "", nil
+}
+
+// caseTwin returns the first entry of tree root (root-relative) whose name differs from a component of dir
+// only in letter case, below the parts of dir that exist; "" when there is none.
+func caseTwin(s *session, root plumbing.Hash, dir string) (string, error) {
+	if dir == "" || root.IsZero() {
+		return "", nil
+	}
+	segs := strings.Split(dir, "/")
+	cur := root
+	for i, seg := range segs {
+		t, err := object.GetTree(s.repo.Storer, cur)
+		if err != nil {
+			return "", err
+		}
+		next := plumbing.ZeroHash
+		for _, e := range t.Entries {
+			switch {
+			case e.Name == seg && e.Mode == filemode.Dir:
+				next = e.Hash
+			case e.Name != seg && strings.EqualFold(e.Name, seg):
+				return strings.Join(append(append([]string(nil), segs[:i]...), e.Name), "/"), nil
+			}
+		}
+		if next.IsZero() {
+			return "", nil
+		}
+		cur = next
 	}
 	return "", nil
 }

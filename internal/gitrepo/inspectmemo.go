@@ -28,7 +28,7 @@ import (
 const inspectMemoRecords = 512
 
 // inspectMemoVersion changes when the record's meaning changes: older records are then ignored.
-const inspectMemoVersion = "1"
+const inspectMemoVersion = "2"
 
 // inspectRecord is what an Inspection without ListFiles holds besides the branch head.
 type inspectRecord struct {
@@ -39,6 +39,7 @@ type inspectRecord struct {
 	RootFiles   map[string][]byte `json:"root_files"`
 	Markers     []string          `json:"markers"`
 	PathFile    string            `json:"path_file"`
+	CaseTwin    string            `json:"case_twin,omitempty"`
 }
 
 // inspectMemoPath is the record file of req in c.InspectionDir, or "" when there is no memo for it.
@@ -69,7 +70,7 @@ func recallInspection(p string, head plumbing.Hash, out *Inspection) bool {
 	if !isStoredID(r.ManagedTree) || (r.Sub != "" && !isStoredID(r.Sub)) {
 		return false
 	}
-	out.ManagedTree, out.Markers, out.PathFile = r.ManagedTree, r.Markers, r.PathFile
+	out.ManagedTree, out.Markers, out.PathFile, out.CaseTwin = r.ManagedTree, r.Markers, r.PathFile, r.CaseTwin
 	if r.Sub != "" {
 		out.sub = plumbing.NewHash(r.Sub)
 	}
@@ -85,7 +86,7 @@ func keepInspection(p string, head plumbing.Hash, out *Inspection) {
 	if p == "" {
 		return
 	}
-	r := inspectRecord{Version: inspectMemoVersion, Commit: head.String(), ManagedTree: out.ManagedTree, RootFiles: out.RootFiles, Markers: out.Markers, PathFile: out.PathFile}
+	r := inspectRecord{Version: inspectMemoVersion, Commit: head.String(), ManagedTree: out.ManagedTree, RootFiles: out.RootFiles, Markers: out.Markers, PathFile: out.PathFile, CaseTwin: out.CaseTwin}
 	if !out.sub.IsZero() {
 		r.Sub = out.sub.String()
 	}

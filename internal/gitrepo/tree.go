@@ -432,6 +432,52 @@ type builder struct {
 	st      storer.EncodedObjectStorer
 	changes Changes
 	newObjs []plumbing.Hash
+	// onRemote holds the trees and blobs the remote has already below a path of the base commit (the old
+	// side of a move, ApplyRequest.Vacate): the new tree refers to them and neither stores nor sends them.
+	onRemote map[plumbing.Hash]bool
+}
+
+// objectsBelow returns the trees and blobs below dir of tree root (none when dir is not a directory there).
+func objectsBelow(st storer.EncodedObjectStorer, root plumbing.Hash, dir string) (map[plumbing.Hash]bool, error) {
+	out := map[plumbing.Hash]bool{}
+	sub, found, err := subtree(st, root, dir)
+	if err != nil || !found || sub.IsZero() {
+		return out, err
+	}
+	stack := []plumbing.Hash{sub}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if out[h] {
+			continue
+		}
+		out[h] = true
+		t, err := object.GetTree(st, h)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range t.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				stack = append(stack, e.Hash)
+			case e.Mode != filemode.Submodule: // a gitlink names a commit of another repository
+				out[e.Hash] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// addedTree records every file below tree h, which the remote has already, as added at prefix.
+func (b *builder) addedTree(h plumbing.Hash, prefix string) error {
+	leaves := map[string]entryInfo{}
+	if err := walkLeaves(b.st, h, prefix, leaves); err != nil {
+		return err
+	}
+	for p := range leaves {
+		b.changes.Added = append(b.changes.Added, p)
+	}
+	return nil
 }
 
 func (b *builder) put(h plumbing.Hash, obj func() (plumbing.EncodedObject, error)) error {
@@ -488,6 +534,9 @@ func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
 		default:
 			b.changes.Added = append(b.changes.Added, join(name))
 		}
+		if b.onRemote[l.Hash] {
+			continue
+		}
 		if err := b.put(l.Hash, l.object); err != nil {
 			return err
 		}
@@ -499,6 +548,12 @@ func (b *builder) persist(n *dirNode, old plumbing.Hash, prefix string) error {
 			oldChild = oe.Hash
 		} else if had {
 			b.changes.Removed = append(b.changes.Removed, join(name))
+		}
+		if oldChild.IsZero() && b.onRemote[child.hash] {
+			if err := b.addedTree(child.hash, join(name)); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := b.persist(child, oldChild, join(name)); err != nil {
 			return err

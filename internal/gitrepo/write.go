@@ -394,6 +394,13 @@ func (s *session) base(ctx context.Context, req ApplyRequest) (plumbing.Hash, bo
 // (keeping dot-entries at dir's root) and the root files applied. Only the parts
 // whose hashes differ from base are read or stored.
 func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest) (plumbing.Hash, error) {
+	if req.Vacate != "" {
+		// A move on this branch writes the old path's files again: the remote has their blobs and folders.
+		var err error
+		if b.onRemote, err = objectsBelow(b.st, baseTree, req.Vacate); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
 	newSub, err := buildManagedTree(b, baseTree, dir, req)
 	if err != nil {
 		return plumbing.ZeroHash, err

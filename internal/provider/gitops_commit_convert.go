@@ -58,6 +58,7 @@ type gitopsCommitModel struct {
 	PullRequestNumber     types.String `tfsdk:"pull_request_number"`
 	PullRequestURL        types.String `tfsdk:"pull_request_url"`
 	PullRequestState      types.String `tfsdk:"pull_request_state"`
+	DeletionReference     types.String `tfsdk:"deletion_reference"`
 	Rollout               types.Object `tfsdk:"rollout"`
 	RolloutStatus         types.List   `tfsdk:"rollout_status"`
 	ChangeWindows         types.Object `tfsdk:"change_windows"`

@@ -267,7 +267,7 @@ func TestAccGitopsCommit_FaultsBetweenPlanAndApply(t *testing.T) { //nolint:para
 				return func() { r.srv.SetToken(faultToken) }
 			},
 			// Terraform plans again right before applying a saved plan, so the revoked token is found there.
-			wantErr: `(?s)(Cannot deliver the files to Git|Cannot read the Git repository).*authentication failed.*git_token`,
+			wantErr: `(?s)Git authentication failed.*authentication failed.*git_token`,
 		},
 		{
 			name:     "slow server beyond git_timeout",

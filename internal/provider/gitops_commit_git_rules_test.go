@@ -126,3 +126,28 @@ func TestAccGitopsCommit_SubmoduleUnderPath(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccGitopsCommit_CaseFoldedPaths: `Clusters` and `clusters` as two resources of one branch were both
+// applied, though a case-insensitive checkout holds one directory for both. Both are refused at plan, as
+// is one resource whose path differs only in case from a directory another state wrote on the branch.
+// Nothing is written.
+func TestAccGitopsCommit_CaseFoldedPaths(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", fixtures.Merge(gitopsOutside, gitopsManaged("Envs", map[string]string{"dev/a.yaml": "a"})))
+	refs := gitopsRefs(t, repo)
+	two := func(a, b string) string {
+		return gitopsCfg{URL: "file://" + repo, Branch: "main", Path: a, Files: map[string]string{"a.yaml": "a"}}.String() +
+			strings.Replace(gitopsCfg{URL: "file://" + repo, Branch: "main", Path: b, Files: map[string]string{"b.yaml": "b"}}.String()[len("provider \"kalypso\" {\n\n}\n\n"):], `"test"`, `"other"`, 1)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			expectPlanError(two("Clusters", "clusters"), "Error: Overlapping paths on one branch", `deliver to paths of branch "main" that differ only in letter case`),
+			expectPlanError(gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "envs/dev", Files: map[string]string{"a.yaml": "a"}}.String(),
+				"Error: Paths that differ only in letter case", `path "envs/dev" and "Envs" on branch "main" differ only in letter case`, `Nothing was written`),
+		},
+	})
+	if got := gitopsRefs(t, repo); got != refs {
+		t.Errorf("a refused plan changed the repository:\n%s\nwant\n%s", got, refs)
+	}
+}

@@ -291,3 +291,51 @@ resource "kalypso_gitops_commit" "test" {
 		t.Errorf("an invalid configuration changed the repository")
 	}
 }
+
+// TestAccGitopsCommit_MassDeletionCountsFromTheLargestTree: 20 files, then 10, then 5 passed the guard
+// step by step (each under half of what the branch held), so it never stopped an environment from being
+// emptied in a few applies. Counted from the largest tree delivered (deletion_reference, a string in
+// state), the step to 5 is refused and nothing is written; max_delete_percent = 100 lets it through and
+// makes 5 the new reference.
+func TestAccGitopsCommit_MassDeletionCountsFromTheLargestTree(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
+	files := func(n int) map[string]string {
+		out := map[string]string{}
+		for i := range n {
+			out[fmt.Sprintf("drone/t%02d.yaml", i)] = fmt.Sprintf("n: %d\n", i)
+		}
+		return out
+	}
+	cfg := func(n int, extra string) string {
+		return gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "clusters", Files: files(n), Extra: extra}.String()
+	}
+	reference := func(want string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(gitopsAddr, tfjsonpath.New("deletion_reference"), knownvalue.StringExact(want))
+	}
+	var before string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg(20, ""), ConfigStateChecks: []statecheck.StateCheck{reference("20")}},
+			{Config: cfg(10, ""), ConfigStateChecks: []statecheck.StateCheck{reference("20")},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				PreConfig:   func() { before = gitopsRefs(t, repo) },
+				Config:      cfg(5, ""),
+				ExpectError: regexp.MustCompile(`(?s)The change deletes most files under path.*leaves 5 of the 20 files this resource has delivered.*75% gone.*Nothing was written`),
+			},
+			{
+				PreConfig: func() {
+					if got := gitopsRefs(t, repo); got != before {
+						t.Errorf("the refused plan wrote:\n%s", got)
+					}
+				},
+				Config:            cfg(5, "  max_delete_percent = 100\n"),
+				ConfigStateChecks: []statecheck.StateCheck{reference("5"), gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files(5))), 4)},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{Config: cfg(4, ""), ConfigStateChecks: []statecheck.StateCheck{reference("5")}},
+		},
+	})
+}

@@ -65,8 +65,8 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 		p.Prior = &delivery.Prior{
 			Resource: r.settings(ctx, state, diags), ID: state.ID.ValueString(), RawPath: state.Path.ValueString(),
 			ContentHash: state.ContentHash.ValueString(), CommitSHA: state.CommitSHA.ValueString(), PullRequestState: state.PullRequestState.ValueString(),
-			PullRequestNumber: wholeNumber(state.PullRequestNumber),
-			Promoted:          !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
+			PullRequestNumber: wholeNumber(state.PullRequestNumber), DeletionReference: delivery.ParseReference(state.DeletionReference.ValueString()),
+			Promoted: !state.PromotedCommitID.IsNull(), Retain: state.RetainOnDestroy.ValueBool(), Protected: deletionProtected(*state),
 		}
 	}
 	return p
@@ -121,6 +121,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
 	planDecision(ctx, p.Decision, plan, state)
+	planReference(p, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: p.Changes.DesiredTree}.Marshal())...)
@@ -200,4 +201,17 @@ func (pr *planRenderer) Keep(ctx context.Context, t *gitrepo.Tree) {
 	}
 	pr.d.cached.rememberTree(t)
 	pr.r.keepRender(ctx, pr.d, t)
+}
+
+// planReference sets deletion_reference: what the reference step decided, the state's when the plan
+// writes nothing, unknown while the change set is.
+func planReference(p *delivery.Planning, plan, state *gitopsCommitModel) {
+	switch {
+	case p.Reference != "":
+		plan.DeletionReference = types.StringValue(p.Reference)
+	case p.Changes != nil && state != nil:
+		plan.DeletionReference = state.DeletionReference
+	default:
+		plan.DeletionReference = types.StringUnknown()
+	}
 }

@@ -129,9 +129,9 @@ func TestAccGitopsCommit_RevertedProposalIsClosed_MockGitHubAPI(t *testing.T) {
 			if !strings.Contains(st, `"pull_request_state":"closed"`) || !regexp.MustCompile(`"pull_request_number":"?1"?[,}]`).MatchString(st) {
 				t.Errorf("state after the revert:\n%s", st)
 			}
-			// (-refresh-only -detailed-exitcode exits 2 here under Terraform 1.11 while pull_request_number is a number in
-			// state, hashicorp/terraform#36403: issue 35 item 2.)
 			r.expectExit(0, "plan", "-detailed-exitcode")
+			r.expectExit(0, "plan", "-refresh-only", "-detailed-exitcode")
+			r.expectNoToken(out)
 		})
 	}
 }
@@ -177,6 +177,63 @@ func TestAccGitopsCommit_ProposalFollowsAMove_MockGitHubAPI(t *testing.T) {
 		t.Errorf("the proposal after the path move: %v", got)
 	}
 	r.expectExit(0, "plan", "-detailed-exitcode")
+	r.expectNoToken(out)
+}
+
+// expectNoToken fails when the rig's token is in the state or in one of outputs (plans, applies).
+func (r *proposalRig) expectNoToken(outputs ...string) {
+	r.t.Helper()
+	st, err := os.ReadFile(filepath.Join(r.work, "terraform.tfstate"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for i, out := range append(outputs, string(st), r.tf.mustRun("show", "-json")) {
+		if strings.Contains(out, r.token) {
+			r.t.Errorf("the token is in output %d", i)
+		}
+	}
+}
+
+// TestAccGitopsCommit_ProposalRetargetedByABranchMove_MockGitHubAPI: pull request #2 open on top of a
+// merged #1, then a change of branch. The old location holds files on main, so their removal is proposed
+// on the old head branch: the plan says #2 is updated to propose it, the apply opens #3 into dev and turns
+// #2 into the removal. Nothing reaches main without review, and no token reaches the state or the output.
+func TestAccGitopsCommit_ProposalRetargetedByABranchMove_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newProposalRig(t, "ghp_RETARGETmove0123456789abcdefABC", gitopsOutside)
+	gitserver.Commit(t, r.repo, "dev", "dev", map[string]string{"README.md": "dev\n"}, nil)
+	cfg := func(branch string, files map[string]string) string {
+		return gitopsCfg{URL: "https://github.com/org/fleet.git", Branch: branch, Path: "clusters", Files: files, Extra: "  pull_request = {}\n"}.String()[len("provider \"kalypso\" {\n\n}\n\n"):]
+	}
+	v1, v2 := map[string]string{"drone/a.yaml": "a: 1\n"}, map[string]string{"drone/a.yaml": "a: 2\n"}
+	r.write(cfg("main", v1))
+	outs := []string{r.must("apply", "-auto-approve")}
+	gitserver.Git(t, "", nil, "--git-dir", r.repo, "update-ref", "refs/heads/main", gitserver.Head(t, r.repo, "kalypso/main"))
+	r.gh.SetState("org/fleet", 1, true)
+	merged := gitserver.Head(t, r.repo, "main")
+	r.write(cfg("main", v2))
+	outs = append(outs, r.must("apply", "-auto-approve"))
+	r.expectPRs("after the second change", mockgithub.PR{Number: 1, State: "closed", Merged: true, Head: "kalypso/main", Base: "main"},
+		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/main", Base: "main"})
+
+	r.write(cfg("dev", v2))
+	out := r.expectExit(2, "plan", "-detailed-exitcode")
+	expectOutput(t, "plan of the branch move", out, `Warning: The apply updates pull request #2 to propose the removal at the old location`,
+		`so pull request #2 \(kalypso/main into main\) no longer proposes its files: the apply updates it to propose the removal of the 2 files the old location holds on "main"`)
+	outs = append(outs, out, r.must("apply", "-auto-approve"))
+	r.expectPRs("after the branch move", mockgithub.PR{Number: 1, State: "closed", Merged: true, Head: "kalypso/main", Base: "main"},
+		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/main", Base: "main"}, mockgithub.PR{Number: 3, State: "open", Head: "kalypso/dev", Base: "dev"})
+	if title := r.gh.PRs("org/fleet")[1].Title; !strings.Contains(title, "remove clusters from main") {
+		t.Errorf("pull request #2 does not propose the removal: %q", title)
+	}
+	if got := gitserver.Files(t, r.repo, "kalypso/main"); got["clusters/drone/a.yaml"] != "" || got["README.md"] == "" {
+		t.Errorf("the old head branch after the move: %v", got)
+	}
+	if got := gitserver.Head(t, r.repo, "main"); got != merged {
+		t.Errorf("the move wrote main")
+	}
+	r.expectExit(0, "plan", "-detailed-exitcode")
+	r.expectNoToken(outs...)
 }
 
 // TestAccGitopsCommit_ProposalMergedBetweenPlanAndApply_MockGitHubAPI: a path move planned (plan -out)
@@ -214,4 +271,51 @@ func TestAccGitopsCommit_ProposalMergedBetweenPlanAndApply_MockGitHubAPI(t *test
 	r.expectPRs("after the new plan", mockgithub.PR{Number: 1, State: "closed", Merged: true, Head: "kalypso/main", Base: "main"},
 		mockgithub.PR{Number: 2, State: "open", Head: "kalypso/main", Base: "main"})
 	r.expectExit(0, "plan", "-detailed-exitcode")
+	r.expectNoToken(out)
+}
+
+// TestAccGitopsCommit_ErrorsNameTheRealProblem: a change of repository_url to a repository that does not
+// exist, of branch to one that does not exist, and to a server that refuses the credentials were each
+// reported as "The move deletes files at the old location" (the move's guard ran before anything read
+// the new location); each now has its own message with what to do, and a real move keeps its own.
+// Nothing is written.
+func TestAccGitopsCommit_ErrorsNameTheRealProblem(t *testing.T) {
+	t.Parallel()
+	r := newLifecycleRig(t, gitopsOutside)
+	gitserver.NewSeededRepo(t, r.root, "private.git", "main", gitopsOutside)
+	srv := gitserver.Start(t, r.root, gitserver.Options{Token: "ghp_SERVERonly0123456789abcdefABCD"})
+	files := map[string]string{"drone/a.yaml": "a: 1\n"}
+	res := func(url, branch, path string) string {
+		return gitopsCfg{URL: url, Branch: branch, Path: path, Files: files, Extra: "  deletion_protection = true\n"}.String()[len("provider \"kalypso\" {\n\n}\n\n"):]
+	}
+	here := "file://" + r.repo
+	r.write(res(here, "main", "clusters"))
+	r.must("apply", "-auto-approve")
+	refs := gitopsRefs(t, r.repo)
+	for _, c := range []struct {
+		what, url, branch, path string
+		want                    []string
+	}{
+		{"a missing repository", "file://" + filepath.Join(r.root, "missing.git"), "main", "clusters",
+			[]string{`Error: Git repository not found`, `repository_url = `, `The provider does not create repositories: create it first`}},
+		{"a missing branch", here, "envs-dev", "clusters",
+			[]string{`Error: Git branch does not exist`, `branch "envs-dev" does not exist`, `Nothing was written`}},
+		{"credentials the server refuses", srv.RepoURL("private.git"), "main", "clusters",
+			[]string{`Error: Git authentication failed`, `Check the provider's git_token`}},
+		{"a real move", here, "main", "envs/dev",
+			[]string{`Error: The move deletes files at the old location`}},
+	} {
+		r.write(res(c.url, c.branch, c.path))
+		out := r.expectExit(1, "plan")
+		expectOutput(t, "plan of "+c.what, out, c.want...)
+		if c.what != "a real move" && strings.Contains(out, "The move deletes files") {
+			t.Errorf("%s is reported as a move:\n%s", c.what, out)
+		}
+	}
+	if got := gitopsRefs(t, r.repo); got != refs {
+		t.Errorf("refused plans wrote to the repository")
+	}
+	// A new resource on a missing repository gets the same message.
+	r.write(strings.Replace(res("file://"+filepath.Join(r.root, "missing.git"), "main", "clusters"), `"test"`, `"other"`, 1) + res(here, "main", "clusters"))
+	expectOutput(t, "plan of a new resource on a missing repository", r.expectExit(1, "plan"), `Error: Git repository not found`, `with kalypso_gitops_commit.other`)
 }

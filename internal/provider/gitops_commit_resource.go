@@ -218,7 +218,9 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"max_delete_percent": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("Refuse a change that deletes more than this share of the files under `path` (when it holds at least %d), "+
 					"a whole number from 0 to 100 (kept as a string, see `changes_summary`): "+
-					"the signature of a mistyped environment name or selector. Defaults to %d; `100` disables the guard.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
+					"the signature of a mistyped environment name or selector. The share is also counted from `deletion_reference`, the largest number of files the "+
+					"resource has delivered there, so that a series of smaller deletions is refused as one would be. Defaults to %d; `100` disables the guard "+
+					"for that apply and resets `deletion_reference` to what it leaves.", delivery.MassDeletionMinFiles, delivery.DefaultMaxDeletePercent),
 				Optional:   true,
 				Validators: []validator.String{validators.WholeNumberString(0, 100)},
 			},
@@ -295,6 +297,14 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"break_glass":    breakGlassSchema(),
 			"rollback":       rollbackSchema(),
 			"release_hold":   releaseHoldSchema(),
+			"deletion_reference": schema.StringAttribute{
+				MarkdownDescription: "How many files under `path` the mass-deletion guard (`max_delete_percent`) measures a change against: the largest number " +
+					"this resource has delivered there, so that a series of small deletions (20, 10, 5, 0 files) is refused as one large one would be. " +
+					"An apply with `max_delete_percent = 100` resets it to what that apply leaves, and a move starts it afresh at the new location. " +
+					"Null after an import (no delivery yet) and in states written before it existed, until the next apply that changes files. " +
+					"A decimal string, not a number: a number in the state makes `terraform plan -refresh-only -detailed-exitcode` report drift that is not there (hashicorp/terraform#36403).",
+				Computed: true,
+			},
 			"pull_request_number": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request number in PR mode, in decimal (`\"42\"`): " +
 				"a string, as the counts are (see `changes_summary`)."},
 			"pull_request_url": schema.StringAttribute{Computed: true, MarkdownDescription: "Pull request URL in PR mode."},
@@ -656,6 +666,17 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	pushed, _ := r.push(ctx, &m, prior, req)
 	if diags.Append(pushed...); diags.HasError() {
 		return vacated
+	}
+	if m.DeletionReference.IsUnknown() { // the plan did not know the change set
+		files := len(want.Files)
+		if want.Built != nil {
+			files = want.Built.Len()
+		}
+		priorRef := 0
+		if prior != nil && move == nil {
+			priorRef = delivery.ParseReference(prior.DeletionReference.ValueString())
+		}
+		m.DeletionReference = types.StringValue(strconv.Itoa(delivery.DeletionReference(priorRef, files, s.MaxDeletePercent)))
 	}
 	contentHash, baseTree := plan.Applied(tree)
 	m.ContentHash = types.StringValue(contentHash)

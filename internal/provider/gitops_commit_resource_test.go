@@ -262,7 +262,7 @@ func TestAccGitopsCommit_LocalBareLifecycle(t *testing.T) {
 				ImportStateVerify: true,
 				// commit_message and deletion_protection are configuration only: they are not recorded in the repository in a way import can recover;
 				// nor is the change set of the last apply (changes, changes_summary, changes_by_directory, base_tree_id).
-				ImportStateVerifyIgnore: []string{"commit_message", "deletion_protection", "changes", "changes_summary", "changes_counts", "changes_by_directory", "base_tree_id"},
+				ImportStateVerifyIgnore: []string{"commit_message", "deletion_protection", "changes", "changes_summary", "changes_counts", "changes_by_directory", "base_tree_id", "deletion_reference"},
 			},
 		},
 	})
@@ -322,7 +322,7 @@ func TestAccGitopsCommit_SmartHTTPAuthAndSecrets(t *testing.T) {
 				PreConfig:   func() { srv.SetToken("rotated") },
 				Config:      cfg,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Cannot read the Git repository`),
+				ExpectError: regexp.MustCompile(`(?s)Git authentication failed.*git_token`),
 			},
 			{ // restored: the resource is still in state, nothing to do
 				PreConfig: func() { srv.SetToken(token) },

@@ -406,3 +406,93 @@ resource "kalypso_gitops_commit" "dev" {
 		},
 	})
 }
+
+// examples/rollout over upstream's sample, through the terraform CLI and OpenTofu: each apply writes one
+// wave of dev (drone; then the west-us cluster types large and small; then command-center with the
+// promoted commit), each once the earlier waves' clusters posted success as Flux does, and the plan after
+// each apply is empty until a cluster reports. The rolled-out branch is upstream's dev tree, byte for byte.
+func TestAccGitopsCommit_rolloutExample_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "rollout", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := map[string]string{"terraform": "terraform"}
+	if tofu := tofuBinary(); tofu != "" {
+		bins["opentofu"] = tofu
+	} else if os.Getenv("KALYPSO_REQUIRE_TOFU") != "" {
+		t.Fatal("KALYPSO_REQUIRE_TOFU is set but no OpenTofu binary was found")
+	}
+	want, _ := fixtures.ControlPlaneExpected(t, "dev")
+	for name, bin := range bins {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			org := filepath.Join(root, "microsoft")
+			_, promoted := fixtures.ControlPlanePinnedRepo(t, org) // dev's BaseRepo pins main's first commit
+			fixtures.SvcSrcRepo(t, org)
+			gitops := gitserver.NewBareRepo(t, org, "kalypso-gitops", "main")
+			gh := mockgithub.Start(t, "")
+			dir := t.TempDir()
+			cfg := strings.Replace(string(example), `source = "kalypso/kalypso"`, `source = "`+registryAddress+`"`, 1)
+			if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tf := newTerraformCLI(t, dir)
+			tf.bin = bin
+			vars := []string{"-input=false", "-no-color", "-var", "git_mirror=" + gitserver.Start(t, root, gitserver.Options{}).URL + "/",
+				"-var", "github_base_url=" + gh.BaseURL(), "-var", "allow_loopback_http=true"}
+			tf.mustRun("init", "-input=false", "-no-color")
+			folders := func() string {
+				seen := map[string]bool{}
+				for f := range gitserver.Files(t, gitops, "dev") {
+					if i := strings.IndexByte(f, '/'); i > 0 {
+						seen[f[:i]] = true
+					}
+				}
+				var out []string
+				for f := range seen {
+					out = append(out, f)
+				}
+				sort.Strings(out)
+				return strings.Join(out, " ")
+			}
+			report := func(cts ...string) {
+				head := gitserver.Head(t, gitops, "dev")
+				for i, ct := range cts {
+					gh.AddStatus("microsoft/kalypso-gitops", head, mockgithub.Status{State: "success", Context: fmt.Sprintf("kustomization/%s/%08x", ct, i+1),
+						Description: "reconciliation succeeded", UpdatedAt: time.Now().Add(-time.Hour)})
+				}
+			}
+			step := func(wantFolders, wantOutput string) {
+				t.Helper()
+				tf.mustRun(append([]string{"apply", "-auto-approve"}, vars...)...)
+				if got := folders(); got != wantFolders {
+					t.Errorf("after the apply dev holds %q, want %q", got, wantFolders)
+				}
+				if out := tf.mustRun("output", "-json", "rollout"); !strings.Contains(out, wantOutput) {
+					t.Errorf("rollout output %s\nlacks %s", out, wantOutput)
+				}
+				if out, code := tf.run(append([]string{"plan", "-detailed-exitcode"}, vars...)...); code != 0 {
+					t.Errorf("the plan after the apply is not empty (exit %d):\n%s", code, out)
+				}
+			}
+			step("drone", `"canary (drone): current, waits: 0/1 clusters succeeded; no cluster of cluster type drone reported (at least 1 expected)"`)
+			report("drone")
+			step("drone large small", `"west (large, small): current, waits: 0/2 clusters succeeded; `)
+			report("drone", "large", "small")
+			step(".github command-center drone large small", `"rest (command-center): current, waits: 0/1 clusters succeeded;`)
+			files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "dev"))
+			delete(files, ".kalypso-gitops-commit")
+			if got != promoted {
+				t.Errorf("Promoted_Commit_Id %q, want %s", got, promoted)
+			}
+			if d := fixtures.DiffTrees(want, files); d != "" {
+				t.Errorf("the rolled-out branch differs from upstream's dev tree:\n%s", d)
+			}
+		})
+	}
+}

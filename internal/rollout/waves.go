@@ -353,7 +353,7 @@ func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 	}
 	opts := Options{Soak: w.Soak, Now: g.in.Now}
 	var succeeded, expected int
-	var silent, behind, pending, failed, soaking []string
+	var silent, shortfall, behind, pending, failed, soaking []string
 	newest := len(g.in.History) // the newest change among the wave's folders
 	var maxSoak time.Duration
 	for _, ct := range types {
@@ -386,22 +386,26 @@ func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 			}
 			sort.Strings(want)
 			if need := max(g.in.Expect.MinPerClusterType, 1); len(want) < need {
-				silent = append(silent, fmt.Sprintf("%d more of cluster type %s (%d of %d reported)", need-len(want), ct, len(want), need))
+				if len(want) == 0 {
+					shortfall = append(shortfall, fmt.Sprintf("no cluster of cluster type %s reported (at least %d expected)", ct, need))
+				} else {
+					shortfall = append(shortfall, fmt.Sprintf("%s of cluster type %s reported (at least %d expected)", plural(len(want), "cluster"), ct, need))
+				}
 				expected += need - len(want)
 			}
 		}
 		for _, id := range want {
 			expected++
 			c := clusterState(id, clusters[id], g.pos, opts)
-			switch {
-			case c.reached >= 0 && c.reached <= target:
+			switch c.Against(g.pos, target) {
+			case StandingSucceeded:
 				succeeded++
-			case g.pos[c.Commit] > target:
+			case StandingBehind:
 				// Its newest report is about an older commit: it has not said anything about this content yet.
 				behind = append(behind, c.Label())
-			case c.State == Failed:
+			case StandingFailed:
 				failed = append(failed, c.Label()+": "+c.Message)
-			case strings.HasPrefix(c.Message, "succeeded; soaking"):
+			case StandingSoaking:
 				soaking = append(soaking, c.Label())
 				maxSoak = w.Soak
 			default:
@@ -427,9 +431,12 @@ func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 	if len(behind) > 0 {
 		parts = append(parts, strings.Join(behind, ", ")+" reported only on older commits")
 	}
-	if len(silent) > 0 {
-		parts = append(parts, strings.Join(silent, ", ")+" has not reported")
+	if len(silent) == 1 {
+		parts = append(parts, silent[0]+" has not reported")
+	} else if len(silent) > 1 {
+		parts = append(parts, strings.Join(silent, ", ")+" have not reported")
 	}
+	parts = append(parts, shortfall...)
 	// The reason stays the same from plan to plan while the clusters report nothing new; which commit
 	// carries the wave and how far its soak got go to the detail, for the warning.
 	v := waveVerdict{failed: failed, reason: strings.Join(parts, "; "), detail: "on " + commit}
@@ -438,7 +445,7 @@ func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 			v.detail += ", " + soak
 		}
 	}
-	waiting := len(silent)+len(behind)+len(pending)+len(soaking) > 0
+	waiting := len(silent)+len(shortfall)+len(behind)+len(pending)+len(soaking) > 0
 	switch {
 	case len(failed) > w.MaxFailures:
 		v.halted = fmt.Sprintf("halted: %d of %d clusters failed, more than max_failures %d; %s", len(failed), expected, w.MaxFailures, v.reason)

@@ -119,7 +119,7 @@ func TestPlanWaves_TheGate(t *testing.T) {
 		states  string
 		reason  string
 	}{
-		{"no report", nil, "canary=current west=waiting rest=waiting", "waits: 0/2 clusters succeeded; drone-1, drone-2 has not reported"},
+		{"no report", nil, "canary=current west=waiting rest=waiting", "waits: 0/2 clusters succeeded; drone-1, drone-2 have not reported"},
 		{"one missing", []Report{ok("drone-1", "h0")}, "canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded; drone-2 has not reported"},
 		{"pending", []Report{ok("drone-1", "h0"), {Cluster: "drone-2", Commit: "h0", State: Progressing, Message: "reconciling", Time: now}},
 			"canary=current west=waiting rest=waiting", "waits: 1/2 clusters succeeded; drone-2: reconciling"},
@@ -189,7 +189,7 @@ func TestPlanWaves_ARollout(t *testing.T) {
 	after := waveInput()
 	after.Pending = map[string]int{"west-1": 2, "west-2": 2, "east-1": 1, "": 1}
 	next, _ := PlanWaves(after)
-	if p.Waves[0].Reason != "waits: 0/2 clusters succeeded; drone-1, drone-2 has not reported" || next.Waves[0].Reason != p.Waves[0].Reason ||
+	if p.Waves[0].Reason != "waits: 0/2 clusters succeeded; drone-1, drone-2 have not reported" || next.Waves[0].Reason != p.Waves[0].Reason ||
 		p.Waves[0].Detail != "this apply writes 3 files" || next.Waves[0].Detail != "on h0" {
 		t.Errorf("canary written %+v, then %+v", p.Waves[0], next.Waves[0])
 	}
@@ -283,7 +283,7 @@ func TestPlanWaves_PauseDeadlineAndExpectations(t *testing.T) {
 
 	// A cluster type without a list needs reporters: zero reporting clusters never pass.
 	in = waveInput(allOK()[:5]...)
-	if p, _ = PlanWaves(in); states(p) != "canary=done west=done rest=current" || !strings.Contains(p.Waves[2].Reason, "1 more of cluster type east-1 (0 of 1 reported) has not reported") {
+	if p, _ = PlanWaves(in); states(p) != "canary=done west=done rest=current" || !strings.Contains(p.Waves[2].Reason, "no cluster of cluster type east-1 reported (at least 1 expected)") {
 		t.Errorf("nobody in the east: %s %q", states(p), p.Waves[2].Reason)
 	}
 	in.Expect.MinPerClusterType = 2

@@ -79,9 +79,15 @@ func NewSeededRepo(t testing.TB, root, name, branch string, files map[string]str
 // another Git user would. The branch is created when missing. Returns the commit SHA.
 func Commit(t testing.TB, bareDir, branch, message string, files map[string]string, remove []string) string {
 	t.Helper()
+	return CommitAt(t, bareDir, branch, message, files, remove, time.Now())
+}
+
+// CommitAt is Commit with the committer time at, for a scripted history whose times tests assert.
+func CommitAt(t testing.TB, bareDir, branch, message string, files map[string]string, remove []string, at time.Time) string {
+	t.Helper()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "commit refs/heads/%s\n", branch)
-	fmt.Fprintf(&b, "committer Other Writer <other@example.com> %d +0000\n", time.Now().Unix())
+	fmt.Fprintf(&b, "committer Other Writer <other@example.com> %d +0000\n", at.Unix())
 	fmt.Fprintf(&b, "data %d\n%s\n", len(message), message)
 	if head := Head(t, bareDir, branch); head != "" {
 		fmt.Fprintf(&b, "from %s\n", head)

@@ -1,0 +1,93 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package fleetstatus_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/fleetstatus"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleethistory"
+)
+
+func TestMarkdownOfTheScriptedHistory(t *testing.T) {
+	t.Parallel()
+	s := fleethistory.Build(t, t.TempDir())
+	md := read(t, request(t, s)).Markdown(0)
+	for _, want := range []string{
+		"3 environments, 10 deployment targets, 7 clusters, 1 drifting; measured at 2026-01-09T09:00:00Z.",
+		"| dev | `dev` | `" + s.Commits["D5"][:7] + "` | `" + s.Commits["C4"][:7] + "` | progressing |",
+		"| dev | 2026-01-02 – 2026-01-09 | 5 | 0.71 | 1h30m0s (3) | 20% (1) | 4h10m0s (1) | deployment_frequency, lead_time_for_changes, change_failure_rate, time_to_restore |",
+		"- dev / large / dev-large-1: reports `" + s.Commits["D4"][:7] + "` (progressing), the folder is at `" + s.Commits["D5"][:7] + "`",
+		"## dev vs stage\n\n3 deployment targets differ, 1 are alike.",
+		"- small/canary (only in dev): `namespace.yaml` removed, `reconciler.yaml` removed; version v0.1.0 → none",
+		"| prod | large | hello | v1.0.0 | `" + s.Commits["P1"][:7] + "` | `" + s.Commits["C1"][:7] + "` | unknown | 0/1 | 2026-01-07T12:00:00Z (45h0m0s ago) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Cut to stay within") {
+		t.Errorf("a small summary was cut:\n%s", md)
+	}
+}
+
+// TestMarkdownBoundAt100000Rows: 100,000 rows, 2,000 drifting clusters and 5,000 differing deployment
+// targets stay within 60,000 characters, and the last line says how many of each were cut.
+func TestMarkdownBoundAt100000Rows(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 9, 9, 0, 0, 0, time.UTC)
+	st := &fleetstatus.Status{Now: now}
+	for e := 0; e < 3; e++ {
+		st.Environments = append(st.Environments, fleetstatus.EnvironmentStatus{Name: fmt.Sprintf("env-%d", e), Branch: fmt.Sprintf("env-%d", e),
+			Head: strings.Repeat("a", 40), Promoted: strings.Repeat("b", 40), State: rollout.Succeeded, Summary: "5/5 clusters succeeded"})
+		st.Metrics = append(st.Metrics, fleetstatus.Metrics{Environment: fmt.Sprintf("env-%d", e), WindowStart: now.Add(-fleetstatus.DefaultWindow), WindowEnd: now})
+	}
+	for i := 0; i < 100000; i++ {
+		st.Rows = append(st.Rows, fleetstatus.Row{Environment: "env-0", ClusterType: fmt.Sprintf("ct-%03d", i%300), DeploymentTarget: fmt.Sprintf("workload-%06d", i),
+			DesiredCommit: strings.Repeat("c", 40), Promoted: strings.Repeat("d", 40), Version: "v1.2.3", State: rollout.Succeeded, Clusters: 3, Succeeded: 3,
+			ChangedAt: now.Add(-time.Hour), Age: time.Hour})
+	}
+	for i := 0; i < 2000; i++ {
+		st.Clusters = append(st.Clusters, fleetstatus.Cluster{Environment: "env-1", ClusterType: "ct", Name: fmt.Sprintf("cluster-%d", i), Drift: true,
+			Commit: strings.Repeat("e", 40), FolderCommit: strings.Repeat("f", 40), State: rollout.Succeeded})
+	}
+	st.Drift = 2000
+	diff := fleetstatus.EnvironmentDiff{From: "env-0", To: "env-1"}
+	for i := 0; i < 5000; i++ {
+		diff.Differing = append(diff.Differing, fleetstatus.FolderDiff{ClusterType: "ct", DeploymentTarget: fmt.Sprintf("w-%d", i),
+			Files: []fleetstatus.FileDiff{{Path: "reconciler.yaml", Change: "changed"}}, FromVersion: "v1", ToVersion: "v2"})
+	}
+	st.Comparisons = []fleetstatus.EnvironmentDiff{diff}
+
+	md := st.Markdown(0)
+	if n := utf8.RuneCountInString(md); n > fleetstatus.MarkdownLimit || len(md) > fleetstatus.MarkdownLimit {
+		t.Fatalf("%d characters (%d bytes), more than %d", n, len(md), fleetstatus.MarkdownLimit)
+	}
+	last := md[strings.LastIndex(strings.TrimSuffix(md, "\n"), "\n")+1:]
+	shown := strings.Count(md, "| env-0 | ct-")
+	drifting := strings.Count(md, "- env-1 / ct / cluster-")
+	differing := strings.Count(md, "- ct/w-")
+	want := fmt.Sprintf("_Cut to stay within 60000 characters: %d of 2000 drifting clusters, %d of 5000 differing deployment targets, 100000 of 100000 rows not shown; "+
+		"the data source's rows, clusters and comparisons hold them all._\n", 2000-drifting, 5000-differing)
+	if shown != 0 || last != want {
+		t.Errorf("%d rows shown; the last line is\n%q, want\n%q", shown, last, want)
+	}
+	if drifting == 0 || !strings.HasPrefix(md, "# Fleet status\n\n3 environments, 100000 deployment targets, 2000 clusters, 2000 drifting;") {
+		t.Errorf("the summary's head is missing:\n%s", md[:min(len(md), 500)])
+	}
+
+	// Rows only: the table starts, and is cut at a whole row.
+	st.Clusters, st.Drift, st.Comparisons = nil, 0, nil
+	md = st.Markdown(0)
+	shown = strings.Count(md, "| env-0 | ct-")
+	if len(md) > fleetstatus.MarkdownLimit || shown < 100 || !strings.HasSuffix(md, fmt.Sprintf("_Cut to stay within 60000 characters: %d of 100000 rows not shown; "+
+		"the data source's rows, clusters and comparisons hold them all._\n", 100000-shown)) {
+		t.Errorf("%d bytes, %d rows shown; ends %q", len(md), shown, md[max(0, len(md)-300):])
+	}
+}

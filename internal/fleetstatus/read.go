@@ -1,0 +1,161 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package fleetstatus
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
+)
+
+// Input is what Read gathers for Compute: everything Git and the sources said, nothing derived.
+type Input struct {
+	Request Request
+	Envs    []EnvInput
+	// ControlPlaneTimes maps control-plane commits to their committer time (nil without a control plane).
+	ControlPlaneTimes map[string]time.Time
+}
+
+// EnvInput is one environment's branch and reports.
+type EnvInput struct {
+	Log *gitrepo.FolderLog
+	// Files is the tree under Request.Path at the head (Log.Commits[0]).
+	Files   map[string][]byte
+	Reports []rollout.Report
+}
+
+// Read reads every environment's branch (history, folders, head tree) and reports, and computes the
+// status. Any failure fails the whole read: a status with one environment missing would say that
+// environment has nothing.
+func Read(ctx context.Context, git Git, req Request) (*Status, error) {
+	in, err := Gather(ctx, git, req)
+	if err != nil {
+		return nil, err
+	}
+	return Compute(in)
+}
+
+// Gather is the reading half of Read.
+func Gather(ctx context.Context, git Git, req Request) (*Input, error) {
+	req = req.withDefaults()
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	in := &Input{Request: req, Envs: make([]EnvInput, len(req.Environments))}
+	for i, env := range req.Environments {
+		fail := func(err error) error { return &EnvError{Index: i, Env: env.Name, Err: err} }
+		log, err := git.LogFolders(ctx, req.Repo, env.Branch, req.Path, req.History, model.PromotedCommitFile)
+		if err != nil {
+			return nil, fail(err)
+		}
+		if len(log.Commits) == 0 {
+			return nil, fail(fmt.Errorf("branch %q has no commits", env.Branch))
+		}
+		for _, c := range log.Commits {
+			if p := promoted(c); p != "" && gitrepo.ValidateCommit(p) != nil {
+				return nil, fail(fmt.Errorf("%w: %s at commit %s of branch %q is not a commit SHA; fix the file (kalypso_gitops_commit.promoted_commit_id writes it)",
+					rollout.ErrMalformedPromoted, model.PromotedCommitFile, c.Commit, env.Branch))
+			}
+		}
+		head := log.Commits[0]
+		if promoted(head) == "" {
+			return nil, fail(fmt.Errorf("%w: the head %s of branch %q has no %s, so it is not known which control-plane commit the environment runs; "+
+				"render it with kalypso_gitops_commit.promoted_commit_id set", ErrNoPromoted, short(head.Commit), env.Branch, model.PromotedCommitFile))
+		}
+		_, files, err := git.ReadTreeAt(ctx, req.Repo, env.Branch, head.Commit, req.Path)
+		if err != nil {
+			return nil, fail(err)
+		}
+		in.Envs[i] = EnvInput{Log: log, Files: files}
+		if env.Source != nil {
+			shas := make([]string, len(log.Commits))
+			for j, c := range log.Commits {
+				shas[j] = c.Commit
+			}
+			if in.Envs[i].Reports, err = env.Source.Reports(ctx, shas); err != nil {
+				return nil, fail(fmt.Errorf("%w: %w", ErrSource, err))
+			}
+		}
+	}
+	if cp := req.ControlPlane; cp != nil {
+		log, err := git.Log(ctx, cp.Repo, cp.Branch, cp.History, "")
+		if err != nil {
+			return nil, &EnvError{Index: -1, Env: "control plane", Err: err}
+		}
+		in.ControlPlaneTimes = make(map[string]time.Time, len(log))
+		for _, e := range log {
+			in.ControlPlaneTimes[e.Commit] = e.Time
+		}
+	}
+	return in, nil
+}
+
+func (r Request) withDefaults() Request {
+	if r.History <= 0 {
+		r.History = DefaultHistory
+	}
+	if r.MaxClusters <= 0 {
+		r.MaxClusters = rollout.DefaultMaxClusters
+	}
+	if r.Window <= 0 {
+		r.Window = DefaultWindow
+	}
+	if r.Now.IsZero() {
+		r.Now = time.Now()
+	}
+	if cp := r.ControlPlane; cp != nil {
+		c := *cp
+		if c.Branch == "" {
+			c.Branch = "main"
+		}
+		if c.History <= 0 {
+			c.History = DefaultHistory
+		}
+		r.ControlPlane = &c
+	}
+	if r.Compare == nil {
+		for i := 0; i+1 < len(r.Environments); i++ {
+			r.Compare = append(r.Compare, Comparison{From: r.Environments[i].Name, To: r.Environments[i+1].Name})
+		}
+	}
+	return r
+}
+
+func (r Request) validate() error {
+	if len(r.Environments) == 0 {
+		return fmt.Errorf("%w: list at least one environment", ErrInput)
+	}
+	names := map[string]bool{}
+	for i, e := range r.Environments {
+		if strings.TrimSpace(e.Name) == "" || e.Branch == "" {
+			return &EnvError{Index: i, Env: e.Name, Err: fmt.Errorf("%w: an environment needs a name and a branch", ErrInput)}
+		}
+		if names[e.Name] {
+			return &EnvError{Index: i, Env: e.Name, Err: fmt.Errorf("%w: environment %q is listed twice; name each once", ErrInput, e.Name)}
+		}
+		names[e.Name] = true
+	}
+	for _, c := range r.Compare {
+		for _, n := range []string{c.From, c.To} {
+			if !names[n] {
+				return fmt.Errorf("%w: comparison %s vs %s names environment %q, which is not in the environments", ErrInput, c.From, c.To, n)
+			}
+		}
+	}
+	return nil
+}
+
+func promoted(e gitrepo.LogEntry) string { return strings.TrimSpace(string(e.File)) }
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
