@@ -131,12 +131,7 @@ func TestAccControlPlaneDataSource_exampleRendersMainAtThePin(t *testing.T) {
 	fixtures.SvcSrcRepo(t, org)
 	gitops := gitserver.NewSeededRepo(t, org, "kalypso-gitops", "dev", map[string]string{"README.md": "dev"})
 	srv := gitserver.Start(t, root, gitserver.Options{})
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "control-plane", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(example)
-	cfg = gitopsUnprotected(cfg[strings.Index(cfg, `variable "control_plane_repo"`):])
+	cfg := exampleForTestFramework(t, "control-plane")
 	want, _ := fixtures.ControlPlaneExpected(t, "dev")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -180,10 +175,7 @@ func TestAccControlPlaneDataSource_exampleReadsTheSamplesLegacyPins(t *testing.T
 	gitops := gitserver.NewSeededRepo(t, org, "kalypso-gitops", "dev", map[string]string{"README.md": "dev"})
 	gitserver.Commit(t, gitops, "stage", "stage", map[string]string{"README.md": "stage"}, nil)
 	srv := gitserver.Start(t, root, gitserver.Options{})
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "control-plane", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	example := []byte(exampleFile(t, "control-plane"))
 	for env, pin := range map[string]string{"dev": devPin, "stage": stagePin} {
 		t.Run(env, func(t *testing.T) {
 			t.Parallel()

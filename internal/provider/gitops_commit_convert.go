@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -76,13 +77,46 @@ type gitopsPullRequestModel struct {
 type gitopsRenderModel struct {
 	Environment      types.String   `tfsdk:"environment"`
 	Manifests        []types.String `tfsdk:"manifests"`
+	ManifestsWO      []types.String `tfsdk:"manifests_wo"`
 	ConfigValidation types.String   `tfsdk:"config_validation"`
+}
+
+// withoutWriteOnlyManifests nulls render.manifests_wo again before m is a plan or a state: Terraform
+// refuses a write-only value read back from the provider.
+func (m *gitopsCommitModel) withoutWriteOnlyManifests() {
+	if m.Render.IsNull() || m.Render.IsUnknown() {
+		return
+	}
+	attrs := m.Render.Attributes()
+	attrs["manifests_wo"] = types.ListNull(types.StringType)
+	if v, d := types.ObjectValue(gitopsRenderAttrTypes, attrs); !d.HasError() {
+		m.Render = v
+	}
+}
+
+// withWriteOnlyManifests copies render.manifests_wo from the configuration into m's render: Terraform
+// sends a write-only value only in the configuration, never in the plan or state, and the framework nulls
+// it again in every response.
+func withWriteOnlyManifests(ctx context.Context, cfg tfsdk.Config, m *gitopsCommitModel, diags *diag.Diagnostics) {
+	if cfg.Raw.IsNull() || m.Render.IsNull() || m.Render.IsUnknown() {
+		return
+	}
+	var wo types.List
+	if diags.Append(cfg.GetAttribute(ctx, path.Root("render").AtName("manifests_wo"), &wo)...); diags.HasError() || wo.IsNull() {
+		return
+	}
+	attrs := m.Render.Attributes()
+	attrs["manifests_wo"] = wo
+	v, d := types.ObjectValue(gitopsRenderAttrTypes, attrs)
+	if diags.Append(d...); !d.HasError() {
+		m.Render = v
+	}
 }
 
 var (
 	gitopsAuthorAttrTypes      = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
 	gitopsPullRequestAttrTypes = map[string]attr.Type{"head_branch": types.StringType, "title": types.StringType, "labels": types.ListType{ElemType: types.StringType}}
-	gitopsRenderAttrTypes      = map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
+	gitopsRenderAttrTypes      = map[string]attr.Type{"environment": types.StringType, "manifests": types.ListType{ElemType: types.StringType}, "manifests_wo": types.ListType{ElemType: types.StringType}, "config_validation": types.StringType}
 	gitopsChangeType           = types.ObjectType{AttrTypes: map[string]attr.Type{"action": types.StringType, "diff": types.StringType}}
 	gitopsCountsTypes          = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 	// Counts are strings: a number anywhere in the state makes `terraform plan -refresh-only -detailed-exitcode`
@@ -258,7 +292,11 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		}
 		var rm gitopsRenderModel
 		diags.Append(m.Render.As(ctx, &rm, objectAsOptions)...)
-		manifests, known := manifestStrings(rm.Manifests)
+		manifestsPath, given := path.Root("render").AtName("manifests"), rm.Manifests
+		if given == nil && rm.ManifestsWO != nil {
+			manifestsPath, given = path.Root("render").AtName("manifests_wo"), rm.ManifestsWO
+		}
+		manifests, known := manifestStrings(given)
 		if diags.HasError() || !known || !gitopsKnown(rm.Environment) || rm.ConfigValidation.IsUnknown() {
 			return desired{}
 		}
@@ -266,7 +304,6 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 		key := renderCacheKey(rm.Environment.ValueString(), manifests, opts)
 		inputs := delivery.RenderInputs(render.BuildID(), key[:])
 		configKey := fmt.Sprintf("%x", key[:])
-		manifestsPath := path.Root("render").AtName("manifests")
 		// A rollout writes only some cluster types' folders, so the tree an apply records is not the render's:
 		// it needs the rendered files every time, and keeps no record a later plan could reuse.
 		fresh := !m.Rollout.IsNull()

@@ -190,3 +190,102 @@ func TestGitopsCommitUpgradeResourceState(t *testing.T) {
 		t.Errorf("commit_sha, content_hash, base_tree_id = %s, %s, %s; want them kept", m.CommitSHA, m.ContentHash, m.BaseTreeID)
 	}
 }
+
+// noChangeModel: dev and stage commits of one model; the registration's targets come from a variable.
+const noChangeModel = `
+terraform {
+  required_providers {
+    kalypso = { source = "registry.terraform.io/kalypso/kalypso" }
+  }
+}
+
+variable "repo" { type = string }
+variable "envs" { type = list(string) }
+variable "comment" { type = string }
+
+resource "kalypso_cluster_type" "edge" {
+  name = "edge"
+}
+
+resource "kalypso_workload_registration" "catalog" {
+  name      = "catalog"
+  workspace = "shop"
+  workload = {
+    deployment_targets = [for e in var.envs :
+      { name = e, environment = trimsuffix(e, "-2"), manifests = { repo = "https://github.com/o/catalog", branch = "main", path = "./${e}" } }
+    ]
+  }
+}
+
+resource "kalypso_scheduling_policy" "all" {
+  name = "all"
+}
+
+locals {
+  # A YAML comment changes the input text, not what it renders.
+  model = [kalypso_cluster_type.edge.manifest, kalypso_workload_registration.catalog.manifest, "${kalypso_scheduling_policy.all.manifest}# ${var.comment}\n"]
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url = var.repo
+  branch         = "main"
+  path           = "dev"
+  render         = { environment = "dev", manifests_wo = local.model }
+}
+
+resource "kalypso_gitops_commit" "stage" {
+  repository_url = var.repo
+  branch         = "main"
+  path           = "stage"
+  render         = { environment = "stage", manifests_wo = local.model }
+}
+
+resource "kalypso_gitops_commit" "stage_stored" {
+  repository_url = var.repo
+  branch         = "main"
+  path           = "stage-stored"
+  render         = { environment = "stage", manifests = local.model }
+}
+`
+
+// No change, no diff (issue 36 item 6): with render.manifests_wo, a registration's new target in dev plans
+// nothing for the stage commit, and neither does a change of the model's text that renders the same files
+// (a YAML comment); the dev commit plans the new target's files. With render.manifests (the attribute
+// OpenTofu < 1.11 needs) the stage commit shows `~ manifests = (sensitive value)`, as its docs say.
+func TestAccGitopsCommit_NoChangeNoDiff(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(noChangeModel), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bare := gitserver.NewSeededRepo(t, t.TempDir(), "gitops.git", "main", map[string]string{"README.md": "fleet\n"})
+	tf := newTerraformCLI(t, work)
+	tf.mustRun("init", "-input=false", "-no-color")
+	vars := func(envs, comment string) []string {
+		return []string{"-var", "repo=file://" + filepath.ToSlash(bare), "-var", "envs=" + envs, "-var", "comment=" + comment}
+	}
+	tf.mustRun(append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(`["dev","stage"]`, "one")...)...)
+
+	out := tf.mustRun(append([]string{"plan", "-input=false", "-no-color"}, vars(`["dev","dev-2","stage"]`, "one")...)...)
+	if !strings.Contains(out, "kalypso_gitops_commit.dev will be updated in-place") || !strings.Contains(out, `"dev/edge/catalog-dev-2/reconciler.yaml" = {`) {
+		t.Errorf("the dev commit does not plan the new target:\n%s", out)
+	}
+	if strings.Contains(out, "kalypso_gitops_commit.stage will be") {
+		t.Errorf("a new dev target plans a change of the stage commit (manifests_wo):\n%s", out)
+	}
+	if !regexp.MustCompile(`# kalypso_gitops_commit.stage_stored will be updated in-place[\s\S]*~ manifests += \(sensitive value\)`).MatchString(out) {
+		t.Errorf("the stage commit with render.manifests does not show its manifests' change:\n%s", out)
+	}
+	if !strings.Contains(out, "Plan: 0 to add, 3 to change, 0 to destroy.") {
+		t.Errorf("want the registration, dev and stage_stored to change:\n%s", out)
+	}
+
+	// A change of the text that renders the same files: nothing to do for either manifests_wo commit.
+	out, code := tf.run(append([]string{"plan", "-input=false", "-no-color", "-detailed-exitcode", "-target=kalypso_gitops_commit.dev", "-target=kalypso_gitops_commit.stage"}, vars(`["dev","stage"]`, "two")...)...)
+	if code != 0 {
+		t.Errorf("a model change that renders the same files planned a change (exit %d):\n%s", code, out)
+	}
+}

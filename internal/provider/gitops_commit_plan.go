@@ -126,6 +126,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		// The apply finds the plan's tree by these (in this process, or in the local render store).
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedRenderKey, delivery.RenderRecord{Inputs: d.record.Inputs, Tree: p.Changes.DesiredTree}.Marshal())...)
 	}
+	plan.withoutWriteOnlyManifests()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 

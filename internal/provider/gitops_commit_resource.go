@@ -119,7 +119,7 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				Attributes: map[string]schema.Attribute{
 					"environment": schema.StringAttribute{Required: true, MarkdownDescription: "Environment to render, for example `dev`."},
 					"manifests": schema.ListAttribute{
-						Required: true, ElementType: types.StringType,
+						Optional: true, ElementType: types.StringType,
 						// Not a secret. The one sensitive path of the resource, so that the plan shows the pending change
 						// (`changes`) instead of the model: Terraform prints a changed list element with its neighbours in
 						// full (a one-key change printed 202 lines instead of 135), and the model resources' own plans show
@@ -129,7 +129,18 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 						MarkdownDescription: "Kalypso YAML, as for `environment_render`: each string holds one or more `---`-separated documents. " +
 							"The plan prints it as `(sensitive value)`: it holds no secret, but the model resources' plans show each manifest's change, " +
 							"and `changes` what it does to the files; `terraform show -json` has it. It is the resource's only sensitive attribute, so an " +
-							"output of any other attribute needs no `sensitive = true`.",
+							"output of any other attribute needs no `sensitive = true`. Exactly one of `manifests` and `manifests_wo`: a change of `manifests` is " +
+							"a change of the resource even when it renders the same files (`~ manifests = (sensitive value)`, and an apply that writes nothing).",
+					},
+					"manifests_wo": schema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						// Write-only, not for secrecy: the state keeps what the manifests render to (content_hash), so a
+						// change of the model that renders the same files is no change (issue 36 item 6).
+						WriteOnly: true,
+						MarkdownDescription: "The same Kalypso YAML as `manifests`, as a write-only attribute (Terraform 1.11 or OpenTofu 1.11 and later; use " +
+							"`manifests` with older CLIs): neither the plan nor the state keeps it, only what it renders to. A change of the model that does not " +
+							"change a file of this environment, such as a registration's new target in another environment, then plans no change at all for " +
+							"this resource, where `manifests` shows `~ manifests = (sensitive value)` and an apply that writes nothing.",
 					},
 					"config_validation": schema.StringAttribute{
 						Optional:            true,
@@ -168,7 +179,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"pull_request": schema.SingleNestedAttribute{
 				MarkdownDescription: "GitHub pull-request mode: the change is committed on top of `branch` to a stable head branch and proposed " +
 					"as one pull request, updated in place on later applies. Uses the provider's `github_base_url` and token; `repository_url` " +
-					"must be a GitHub URL.",
+					"must be a GitHub URL. The resource keeps at most one proposal open, and the plan warns before the apply changes one: a change " +
+					"reverted in the configuration before its pull request was merged closes it (`branch` already holds what the configuration asks " +
+					"for); a move to another branch or repository updates it to propose the removal at the old location, or closes it when nothing " +
+					"is left there; a new head branch or removing `pull_request` closes it. A pull request merged between plan and apply refuses the " +
+					"apply before anything is written: plan again.",
 				Optional: true,
 				Attributes: map[string]schema.Attribute{
 					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It may be neither `branch` nor the repository's default branch, and an existing one must have been written by the provider: its head commit carries the trailer `Kalypso-Head-Branch: <name>` that every commit the provider writes there carries, else the plan fails. Each new proposal moves it with a compare-and-swap push, never a force push, so a commit someone else pushed there is never dropped."},
@@ -351,6 +366,14 @@ func (r *GitopsCommitResource) ValidateConfig(ctx context.Context, req resource.
 	for _, p := range delivery.CheckSettings(settings) {
 		resp.Diagnostics.AddAttributeError(attributePath(p.Attribute), p.Summary, "kalypso_gitops_commit: "+p.Detail)
 	}
+	if !cfg.Render.IsNull() && !cfg.Render.IsUnknown() {
+		attrs := cfg.Render.Attributes() // a wholly unknown list is given, not null
+		if attrs["manifests"].IsNull() == attrs["manifests_wo"].IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root("render"), "Exactly one of render.manifests and render.manifests_wo",
+				"kalypso_gitops_commit: set render.manifests_wo (Terraform or OpenTofu 1.11 and later: a model change that renders the same files "+
+					"is no change) or render.manifests (any CLI), not both and not neither.")
+		}
+	}
 	if !cfg.Files.IsNull() && !cfg.Files.IsUnknown() {
 		var problems []delivery.FileProblem
 		names := make([]string, 0, len(cfg.Files.Elements()))
@@ -380,6 +403,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if !req.Plan.Raw.IsNull() {
 		plan = &gitopsCommitModel{}
 		resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
+		withWriteOnlyManifests(ctx, req.Config, plan, &resp.Diagnostics)
 		ctx = gitopsLogContext(ctx, plan)
 	}
 	if !req.State.Raw.IsNull() {
@@ -413,7 +437,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
+	r.apply(ctx, req.Plan, req.Config, nil, &resp.State, resp.Private, &resp.Diagnostics, nil)
 	if resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -430,7 +454,7 @@ func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRe
 func (r *GitopsCommitResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	b, _ := req.Private.GetKey(ctx, moveKey)
 	rec := delivery.ParseMoveRecord(b)
-	vacated := r.apply(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics, rec)
+	vacated := r.apply(ctx, req.Plan, req.Config, &req.State, &resp.State, resp.Private, &resp.Diagnostics, rec)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -470,8 +494,8 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	if ins.Gone != nil {
-		resp.Diagnostics.AddWarning("Git branch no longer exists",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s. The resource is removed from state; the next apply delivers the files again.", state.ID.ValueString(), ins.Gone))
+		summary, detail := delivery.GoneWarning(ins.Gone)
+		resp.Diagnostics.AddWarning(summary, fmt.Sprintf("kalypso_gitops_commit %s: %s. %s", state.ID.ValueString(), ins.Gone, detail))
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -588,13 +612,14 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 // apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
 // records the render in private state. move is the old side of a planned move (nil for none): when it is on
 // the same branch, the same commit empties it, and vacated is true.
-func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics,
+func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, config tfsdk.Config, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics,
 	move *delivery.MoveRecord) (vacated bool) {
 	defer phaseLog(ctx, "applied", time.Now(), nil)
 	var m gitopsCommitModel
 	var prior *gitopsCommitModel
 	var priorPromoted *string
 	diags.Append(planned.Get(ctx, &m)...)
+	withWriteOnlyManifests(ctx, config, &m, diags)
 	if priorState != nil {
 		prior = &gitopsCommitModel{}
 		diags.Append(priorState.Get(ctx, prior)...)
@@ -635,6 +660,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	tree, err := want.TreeID()
 	if err == nil && heldAtApply(ctx, &m, private, tree) {
 		tflog.Info(ctx, "nothing to write: a rollback holds the tree the configuration renders")
+		m.withoutWriteOnlyManifests()
 		diags.Append(out.Set(ctx, &m)...)
 		return false
 	}
@@ -699,6 +725,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, pr
 	r.data.RenderStore().DropStamp(delivery.StampKeyFor(m.ID.ValueString(), priorCommit, priorContent, d.configKey, tree))
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
+	m.withoutWriteOnlyManifests()
 	diags.Append(out.Set(ctx, &m)...)
 	return vacated
 }

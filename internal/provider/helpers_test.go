@@ -107,6 +107,24 @@ func controlPlaneReverseExample(t *testing.T) (config, bare string) {
 	return gitopsUnprotected(config), bare
 }
 
+// exampleFile is examples/<dir>/main.tf.
+func exampleFile(t *testing.T, dir string) string {
+	t.Helper()
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", dir, "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(example)
+}
+
+// exampleForTestFramework is examples/<dir>/main.tf from its first variable on (terraform-plugin-testing
+// writes the terraform block) with every kalypso_gitops_commit unprotected (gitopsUnprotected).
+func exampleForTestFramework(t *testing.T, dir string) string {
+	t.Helper()
+	cfg := exampleFile(t, dir)
+	return gitopsUnprotected(cfg[strings.Index(cfg, `variable "`):])
+}
+
 // gitopsUnprotected sets deletion_protection = false in every kalypso_gitops_commit of config: the test
 // framework destroys what a test created, which the default protection refuses.
 func gitopsUnprotected(config string) string {

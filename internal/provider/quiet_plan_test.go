@@ -94,7 +94,7 @@ func TestAccPlan_PrintsEachFactOnce(t *testing.T) {
 			t.Errorf("%q appears %d times in the plan, want %d:\n%s", marker, got, want, out)
 		}
 	}
-	for _, line := range []string{"+ manifests   = (sensitive value)", `+ create = "5"`} {
+	for _, line := range []string{"+ manifests    = (sensitive value)", `+ create = "5"`} {
 		if !strings.Contains(out, line) {
 			t.Errorf("the plan lacks %q:\n%s", line, out)
 		}

@@ -373,30 +373,13 @@ func TestAccRollout_promotionExample_MockGitHubAPI(t *testing.T) {
 	g2 := gitserver.Commit(t, gitops, "dev", "dev at m2", map[string]string{"README.md": "dev", track: m2}, nil)
 	gitserver.Commit(t, gitops, "stage", "stage at m1", map[string]string{track: m1}, nil)
 	gh := mockgithub.Start(t, "")
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "promotion", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(example)
-	cfg = gitopsUnprotected(cfg[strings.Index(cfg, `variable "control_plane_repo"`):])
+	cfg := exampleForTestFramework(t, "promotion")
 	vars := config.Variables{"git_mirror": config.StringVariable(gitserver.Start(t, root, gitserver.Options{}).URL + "/"), "github_base_url": config.StringVariable(gh.BaseURL())}
 	want, _ := fixtures.ControlPlaneExpected(t, "stage")
 	// The sample's stage schedules no workload (its tree is two README files), so m2's template change
 	// reaches stage only as its Promoted_Commit_Id; TestAccRollout_promotionGate_MockGitHubAPI shows a
 	// promotion that brings rendered files.
-	stageTree := func(promoted string) func(*terraform.State) error {
-		return func(*terraform.State) error {
-			files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "stage"))
-			delete(files, ".kalypso-gitops-commit")
-			if got != promoted {
-				return fmt.Errorf("stage's Promoted_Commit_Id = %q, want %s", got, promoted)
-			}
-			if d := fixtures.DiffTrees(want, files); d != "" {
-				return fmt.Errorf("stage differs from upstream's stage tree:\n%s", d)
-			}
-			return nil
-		}
-	}
+	stageTree := func(promoted string) func(*terraform.State) error { return stageTreeCheck(t, gitops, want, promoted) }
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -448,12 +431,7 @@ func TestAccRollout_promotionExampleFirstPromotion_MockGitHubAPI(t *testing.T) {
 		gh.AddStatus("microsoft/kalypso-gitops", g1, mockgithub.Status{State: "success", Context: "kustomization/dev/" + c,
 			Description: "reconciliation succeeded", UpdatedAt: time.Now().Add(-time.Hour)})
 	}
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "promotion", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(example)
-	cfg = gitopsUnprotected(cfg[strings.Index(cfg, `variable "control_plane_repo"`):])
+	cfg := exampleForTestFramework(t, "promotion")
 	vars := config.Variables{
 		"control_plane_repo":       config.StringVariable("file://" + filepath.ToSlash(cp)),
 		"gitops_repo":              config.StringVariable("file://" + filepath.ToSlash(gitops)),
@@ -473,21 +451,27 @@ func TestAccRollout_promotionExampleFirstPromotion_MockGitHubAPI(t *testing.T) {
 				plancheck.ExpectKnownOutputValue("promotion", knownvalue.StringExact("dev is at main@"+m1[:7]+": 2/2 clusters succeeded; stage moves to main@"+m1[:7]+
 					" (its first promotion) (GitOps branch \"stage\" does not exist yet: the kalypso_gitops_commit that renders stage creates it with create_branch = true)")),
 			}},
-			Check: func(*terraform.State) error {
-				files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "stage"))
-				delete(files, ".kalypso-gitops-commit")
-				if got != m1 {
-					return fmt.Errorf("stage's Promoted_Commit_Id = %q, want %s", got, m1)
-				}
-				if d := fixtures.DiffTrees(want, files); d != "" {
-					return fmt.Errorf("stage differs from upstream's stage tree:\n%s", d)
-				}
-				return nil
-			},
+			Check: stageTreeCheck(t, gitops, want, m1),
 			// After the apply the reason reads "stage is already at main@…": only that output changes.
 			ExpectNonEmptyPlan: true,
 		}},
 	})
+}
+
+// stageTreeCheck checks that stage's GitOps branch holds want (without the ownership record) and
+// promoted as its Promoted_Commit_Id.
+func stageTreeCheck(t *testing.T, gitops string, want map[string]string, promoted string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "stage"))
+		delete(files, ".kalypso-gitops-commit")
+		if got != promoted {
+			return fmt.Errorf("stage's Promoted_Commit_Id = %q, want %s", got, promoted)
+		}
+		if d := fixtures.DiffTrees(want, files); d != "" {
+			return fmt.Errorf("stage differs from upstream's stage tree:\n%s", d)
+		}
+		return nil
+	}
 }
 
 // The Azure Resource Graph source's configuration errors, at plan: both sources at once, and an oidc

@@ -85,6 +85,36 @@ func executeObject(engine *templating.Engine, m map[string]interface{}, data *te
 	return out, nil
 }
 
+// manifestTemplates are the template texts of each of t's manifests: the manifest itself, or the string
+// values an object manifest executes.
+func manifestTemplates(t *model.Template) [][]string {
+	if len(t.Spec.Objects) == 0 {
+		out := make([][]string, len(t.Spec.Manifests))
+		for i, m := range t.Spec.Manifests {
+			out[i] = []string{m}
+		}
+		return out
+	}
+	out := make([][]string, len(t.Spec.Objects))
+	for i, obj := range t.Spec.Objects {
+		out[i] = objectTexts(obj, nil)
+	}
+	return out
+}
+
+// objectTexts appends the string values of m's mappings, rewritten as executeObject executes them.
+func objectTexts(m map[string]interface{}, texts []string) []string {
+	for _, v := range m {
+		switch v := v.(type) {
+		case map[string]interface{}:
+			texts = objectTexts(v, texts)
+		case string:
+			texts = append(texts, legacyText(v))
+		}
+	}
+	return texts
+}
+
 // legacyTemplateWarnings are the deprecation warnings of the input's Templates in the format before
 // March 2023, one per Template.
 func legacyTemplateWarnings(set *model.Set) model.Diagnostics {

@@ -113,6 +113,23 @@ spec:
 	}
 }
 
+// An object manifest that calls a function whose result differs on every render is warned about as a
+// string manifest is.
+func TestRenderObjectManifestsNonDeterministic(t *testing.T) {
+	t.Parallel()
+	reconciler := strings.Replace(legacyReconciler, "interval: 30s", `interval: "{{ randAlphaNum 4 }}"`, 1)
+	_, diags := mustRender(t, "dev", Options{},
+		clusterTypeDoc("large", nil, "legacy-flux", "legacy-ns", ""),
+		registrationDoc("app", "team"),
+		workloadDoc("app", "", nil, targetSpec{name: "web", env: "dev"}),
+		policyDoc("all", "", "", ""),
+		reconciler, legacyNamespace)
+	d := findDiag(diags, "Template output differs on every render")
+	if d == nil || d.Name != "legacy-flux" || !strings.Contains(d.Detail, "manifests[0]") || !strings.Contains(d.Detail, "randAlphaNum") {
+		t.Errorf("warning %+v", d)
+	}
+}
+
 func TestLegacyText(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{

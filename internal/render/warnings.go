@@ -218,8 +218,13 @@ func affectedPrefix(ads []assignmentDiag) string {
 func nonDeterministicWarnings(set *model.Set) model.Diagnostics {
 	var out model.Diagnostics
 	for _, t := range set.Templates {
-		for i, m := range t.Spec.Manifests {
-			fn := templating.NonDeterministicCall(m)
+		for i, texts := range manifestTemplates(t) {
+			fn := ""
+			for _, m := range texts {
+				if fn = templating.NonDeterministicCall(m); fn != "" {
+					break
+				}
+			}
 			if fn == "" {
 				continue
 			}
