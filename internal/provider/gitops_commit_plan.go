@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
@@ -94,7 +95,7 @@ func (r *GitopsCommitResource) takenOver(ctx context.Context, private privateGet
 }
 
 // reportPlan sets the planned values and private state from what the steps decided.
-func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Planning, plan, state *gitopsCommitModel, rend *planRenderer, resp *resource.ModifyPlanResponse) {
+func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Planning, plan, state *gitopsCommitModel, prior tftypes.Value, rend *planRenderer, resp *resource.ModifyPlanResponse) {
 	if gitopsKnown(plan.RepositoryURL) {
 		plan.RepositoryURL = types.StringValue(p.Config.Resource.RepoURL) // the state's spelling of the same repository
 	}
@@ -128,6 +129,10 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 	plan.withoutWriteOnlyManifests()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	if !plan.Rollout.IsNull() && resp.Plan.Raw.Equal(prior) {
+		// Nothing changes, so no apply (and no apply-time plan) follows: the next plan decides the waves afresh.
+		r.data.RenderStore().DropWaves(p.ID)
+	}
 }
 
 // adoptedFromValue is the planned adopted_from: the identity the plan's ownership record carries once the

@@ -433,7 +433,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if plan == nil || resp.Diagnostics.HasError() {
 		return
 	}
-	r.reportPlan(ctx, p, plan, state, rend, resp)
+	r.reportPlan(ctx, p, plan, state, req.State.Raw, rend, resp)
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -649,6 +649,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 			return false
 		}
 		d.files, s.PromotedCommitID = files, promoted
+		r.data.RenderStore().DropWaves(m.ID.ValueString()) // the next plan decides afresh
 	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
 	if want.Built = d.cached.builtTree(); d.stored != nil {
