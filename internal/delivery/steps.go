@@ -53,6 +53,7 @@ const (
 //   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
 //   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
+//   - last_known_good: with a rollout, the newest commit every expected cluster reported healthy (lastknowngood.go);
 //   - inspect: the change set against the branch;
 //   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
 //     is written (rollback.go);
@@ -76,6 +77,7 @@ func PlanSteps() []Step {
 		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepWaves, planWaves},
+		{StepLastKnownGood, planLastKnownGood},
 		{StepInspect, planInspect},
 		{StepHold, planHold},
 		{StepGuards, planGuards},
@@ -273,6 +275,9 @@ type Planning struct {
 	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
 	Hold       *Hold
 	RolledBack *RolledBack
+	// LastKnownGood is set by the last_known_good step (nil while not known, or without a rollout).
+	LastKnownGood *LastKnownGood
+	rolloutRead   *rolloutRead
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {

@@ -142,6 +142,9 @@ func (p *Planning) readRolloutHistory(ctx context.Context, in *rollout.WaveInput
 	if in.Reports, err = p.Rollout.Source.Reports(ctx, shas); err != nil {
 		return sourceRefusal(p.ID, err)
 	}
+	if len(log) > 0 { // for the last_known_good step
+		p.rolloutRead = &rolloutRead{history: in.History, reports: in.Reports, types: dirNames(log[0].Dirs)}
+	}
 	return nil
 }
 

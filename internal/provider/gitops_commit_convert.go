@@ -66,6 +66,7 @@ type gitopsCommitModel struct {
 	BreakGlass            types.Object `tfsdk:"break_glass"`
 	Rollback              types.Object `tfsdk:"rollback"`
 	ReleaseHold           types.Bool   `tfsdk:"release_hold"`
+	LastKnownGood         types.Object `tfsdk:"last_known_good"`
 }
 
 type gitopsPullRequestModel struct {

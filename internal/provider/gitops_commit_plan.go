@@ -121,6 +121,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
+	plan.LastKnownGood = lastKnownGoodValue(plan, p.LastKnownGood, state, p.Decision.CommitUnknown)
 	planDecision(ctx, p.Decision, plan, state)
 	planReference(p, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {

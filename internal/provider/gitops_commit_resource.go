@@ -308,10 +308,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
-			"change_windows": changeWindowsSchema(),
-			"break_glass":    breakGlassSchema(),
-			"rollback":       rollbackSchema(),
-			"release_hold":   releaseHoldSchema(),
+			"change_windows":  changeWindowsSchema(),
+			"break_glass":     breakGlassSchema(),
+			"rollback":        rollbackSchema(),
+			"release_hold":    releaseHoldSchema(),
+			"last_known_good": lastKnownGoodSchema(),
 			"deletion_reference": schema.StringAttribute{
 				MarkdownDescription: "How many files under `path` the mass-deletion guard (`max_delete_percent`) measures a change against: the largest number " +
 					"this resource has delivered there, so that a series of small deletions (20, 10, 5, 0 files) is refused as one large one would be. " +
@@ -603,7 +604,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
 		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
-		Rollback: types.ObjectNull(gitopsRollbackTypes),
+		Rollback: types.ObjectNull(gitopsRollbackTypes), LastKnownGood: types.ObjectNull(gitopsLastKnownGoodTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -715,6 +716,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	}
 	if m.RenderSummary.IsUnknown() {
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
+	}
+	if m.LastKnownGood.IsUnknown() { // the plan could not tell (a create): the next plan reads it
+		m.LastKnownGood = types.ObjectNull(gitopsLastKnownGoodTypes)
 	}
 	d.record.Tree = contentHash
 	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
