@@ -271,25 +271,31 @@ func (s *session) objectsOnRemote(ctx context.Context, st storer.EncodedObjectSt
 	case req.Vacate != "":
 		return objectsBelow(st, baseTree, req.Vacate)
 	case req.ReuseBranch != "" && req.ReuseBranch != req.Branch:
-		dir, err := CleanPath(req.ReusePath)
-		if err != nil || dir == "" {
-			return nil, nil
-		}
-		h, err := s.head(ctx, req.ReuseBranch)
-		if err != nil {
-			return nil, nil // gone or unreadable: send everything
-		}
-		tree, err := commitTree(st, h)
-		if err != nil {
-			return nil, nil
-		}
-		known, err := objectsBelow(st, tree, dir)
-		if err != nil {
-			return nil, nil
-		}
-		return known, nil
+		return s.objectsOnBranch(ctx, st, req.ReuseBranch, req.ReusePath), nil
 	}
 	return nil, nil
+}
+
+// objectsOnBranch is objectsBelow path of branch's head, or nil when that cannot be read (a branch gone
+// meanwhile, the root): the push then sends everything, as it would without it.
+func (s *session) objectsOnBranch(ctx context.Context, st storer.EncodedObjectStorer, branch, path string) map[plumbing.Hash]bool {
+	dir, err := CleanPath(path)
+	if err != nil || dir == "" {
+		return nil
+	}
+	h, err := s.head(ctx, branch)
+	tree := plumbing.ZeroHash
+	if err == nil {
+		tree, err = commitTree(st, h)
+	}
+	var known map[plumbing.Hash]bool
+	if err == nil {
+		known, err = objectsBelow(st, tree, dir)
+	}
+	if err != nil {
+		return nil
+	}
+	return known
 }
 
 // commitTree returns the tree of commit h, or the zero hash for a zero h (an orphan).
