@@ -5,6 +5,9 @@ package delivery
 
 import (
 	"context"
+	"errors"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // planDestination reads the new location of a move before the move is planned: a repository that does
@@ -26,4 +29,16 @@ func planDestination(ctx context.Context, p *Planning) error {
 		return Explain(p.ID, missingBranch(to.Branch, ins.Branches, to.PullRequest != nil))
 	}
 	return nil
+}
+
+// GoneWarning is the warning of a refresh that found the resource's repository or branch gone (Refreshed.Gone):
+// the resource leaves the state. A repository that the credentials may not read looks gone too (GitHub
+// answers 404), so that case says what to check before the next apply writes the files again.
+func GoneWarning(gone error) (summary, detail string) {
+	if errors.Is(gone, gitrepo.ErrRepositoryNotFound) {
+		return "Git repository not found", "The resource is removed from state; the next apply delivers the files again. " +
+			"If the repository still exists, the credentials can no longer read it (GitHub answers 404 for a private repository " +
+			"a token may not see): check the provider's git_token before applying"
+	}
+	return "Git branch no longer exists", "The resource is removed from state; the next apply delivers the files again."
 }

@@ -21,8 +21,8 @@ import (
 // the plan writes nothing and says so; a configuration that renders another tree, or release_hold,
 // releases it.
 
-// LastKnownGood is rollback.to's name for the last commit every expected cluster reported healthy.
-const LastKnownGood = "last_known_good"
+// LastKnownGoodName is rollback.to's name for the last commit every expected cluster reported healthy.
+const LastKnownGoodName = "last_known_good"
 
 // Rollback is the rollback attribute.
 type Rollback struct {
@@ -43,12 +43,12 @@ var ErrRollbackTarget = errors.New("cannot roll back")
 // rollback. Dot-entries at the path's root are never managed, so they are left out. A commit that is not
 // on the branch, or at which the path did not exist, is refused at rollback.to.
 func RollbackFiles(ctx context.Context, git *gitrepo.Client, r Resource, to string) (map[string][]byte, RolledBack, error) {
-	if to == LastKnownGood {
-		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q needs the rollout's sources, which this resource does not configure", ErrRollbackTarget, LastKnownGood),
+	if to == LastKnownGoodName {
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q needs the rollout's sources, which this resource does not configure", ErrRollbackTarget, LastKnownGoodName),
 			Hint: "Name the commit to roll back to instead: `git log --first-parent " + r.Branch + " -- " + displayPath(r.Path) + "` lists the commits that changed the path."}
 	}
 	if err := gitrepo.ValidateCommit(to); err != nil && !isHexPrefix(to) {
-		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q is neither a commit id nor %q", ErrRollbackTarget, to, LastKnownGood),
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q is neither a commit id nor %q", ErrRollbackTarget, to, LastKnownGoodName),
 			Hint: "Use the full commit id (or at least its first 7 hexadecimal digits) of a commit of branch " + r.Branch + "."}
 	}
 	sha, files, err := git.ReadTreeAt(ctx, r.RepoURL, r.Branch, to, r.Path)
@@ -133,7 +133,20 @@ func planRollback(ctx context.Context, p *Planning) error {
 		return &Refusal{Attribute: "rollback", Summary: "Cannot roll back", Detail: fmt.Sprintf("kalypso_gitops_commit %s: the resource has not delivered anything yet, "+
 			"so there is nothing to roll back. Nothing was written. Create it without rollback (or import it) first.", p.ID)}
 	}
-	files, rolled, err := RollbackFiles(ctx, p.Git, p.Config.Resource, rb.To)
+	to := rb.To
+	if to == LastKnownGoodName && p.Rollout != nil {
+		lkg, err := p.findLastKnownGood(ctx)
+		if err != nil {
+			return err
+		}
+		if lkg.Commit == "" {
+			return &Refusal{Attribute: "rollback.to", Summary: "Cannot roll back", Detail: fmt.Sprintf("kalypso_gitops_commit %s: no commit of the last %d of branch %s "+
+				"was reported healthy by every expected cluster, so there is no last known good commit. Nothing was written. Name the commit to roll back to, "+
+				"or read more history (rollout.history).", p.ID, len(p.rolloutRead.history), p.Config.Resource.Branch)}
+		}
+		p.LastKnownGood, to = lkg, lkg.Commit
+	}
+	files, rolled, err := RollbackFiles(ctx, p.Git, p.Config.Resource, to)
 	if err != nil {
 		return Explain(p.ID, err)
 	}

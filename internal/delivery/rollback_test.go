@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -56,7 +57,7 @@ func TestPlanRollback(t *testing.T) {
 	seed := gitserver.Git(t, repo, nil, "rev-list", "--max-parents=0", "main")
 	_, _, err = step(strings.TrimSpace(seed), true)
 	refusal(t, err, "rollback.to", "would delete every file under path")
-	_, _, err = step(LastKnownGood, true)
+	_, _, err = step(LastKnownGoodName, true)
 	refusal(t, err, "rollback.to", "needs the rollout's sources")
 	_, _, err = step("main~1", true)
 	refusal(t, err, "rollback.to", "is neither a commit id")
@@ -119,4 +120,55 @@ func TestRollbackMessage(t *testing.T) {
 	if got != want {
 		t.Errorf("message:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// statusSource is a rollout.Source of fixed reports.
+type statusSource []rollout.Report
+
+func (s statusSource) Reports(context.Context, []string) ([]rollout.Report, error) { return s, nil }
+
+// last_known_good: the newest commit every expected cluster reported healthy, with its managed tree; a
+// rollback to last_known_good restores it.
+func TestPlanLastKnownGood(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "fleet"})
+	marker := string(MarkerContent("clusters"))
+	c1 := gitserver.Commit(t, repo, "main", "v1", map[string]string{"clusters/drone/a.yaml": "v1", "clusters/" + OwnerMarker: marker}, nil)
+	c2 := gitserver.Commit(t, repo, "main", "v2", map[string]string{"clusters/drone/a.yaml": "v2"}, nil)
+	c3 := gitserver.Commit(t, repo, "main", "v3", map[string]string{"clusters/drone/a.yaml": "v3"}, nil)
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	ok := func(cluster, commit string) rollout.Report {
+		return rollout.Report{Cluster: cluster, Commit: commit, State: rollout.Succeeded, Time: now.Add(-time.Hour)}
+	}
+	reports := statusSource{ok("d1", c1), ok("d2", c1), ok("d1", c2), ok("d2", c2), ok("d1", c3),
+		{Cluster: "d2", Commit: c3, State: rollout.Failed, Message: "health check failed", Time: now}}
+	plan := func(to string) *Planning {
+		p := planning(repo, "clusters", &filesRenderer{results: []Rendered{files(map[string]string{"drone/a.yaml": "v3"})}})
+		p.Prior = prior(repo, "clusters", true)
+		p.Rollout = &Rollout{Expect: rollout.WaveExpect{Clusters: map[string][]string{"drone": {"d1", "d2"}}}, Source: reports, Now: now}
+		if to != "" {
+			p.Config.Rollback = &Rollback{To: to}
+		}
+		_ = planIdentity(context.Background(), p)
+		return p
+	}
+	p := plan("")
+	if err := planLastKnownGood(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	want, err := (&gitrepo.Client{}).ManagedTreeAt(context.Background(), "file://"+repo, "main", c2, "clusters")
+	if err != nil || p.LastKnownGood == nil || *p.LastKnownGood != (LastKnownGood{Commit: c2, Tree: want}) {
+		t.Errorf("last known good %+v, want %s with tree %s (%v)", p.LastKnownGood, c2, want, err)
+	}
+	r := plan(LastKnownGoodName)
+	if err := planRollback(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if r.RolledBack == nil || r.RolledBack.To != c2 || string(r.Rendered.Files["drone/a.yaml"]) != "v2" || len(r.Rendered.Files) != 1 {
+		t.Errorf("rollback to last_known_good: %+v %q", r.RolledBack, r.Rendered.Files)
+	}
+	// Nobody healthy on any commit: no last known good, and a rollback to it is refused.
+	none := plan(LastKnownGoodName)
+	none.Rollout.Source = statusSource{{Cluster: "d1", Commit: c3, State: rollout.Failed, Time: now}}
+	refusal(t, planRollback(context.Background(), none), "rollback.to", "no last known good commit")
 }

@@ -53,6 +53,7 @@ const (
 //   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
 //   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
+//   - last_known_good: with a rollout, the newest commit every expected cluster reported healthy (lastknowngood.go);
 //   - inspect: the change set against the branch;
 //   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
 //     is written (rollback.go);
@@ -76,6 +77,7 @@ func PlanSteps() []Step {
 		{StepRollback, planRollback},
 		{StepRender, planRender},
 		{StepWaves, planWaves},
+		{StepLastKnownGood, planLastKnownGood},
 		{StepInspect, planInspect},
 		{StepHold, planHold},
 		{StepGuards, planGuards},
@@ -273,6 +275,9 @@ type Planning struct {
 	// Hold is the hold the last rollback recorded (nil for none); RolledBack is set by the rollback step.
 	Hold       *Hold
 	RolledBack *RolledBack
+	// LastKnownGood is set by the last_known_good step (nil while not known, or without a rollout).
+	LastKnownGood *LastKnownGood
+	rolloutRead   *rolloutRead
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {
@@ -319,6 +324,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 		return nil
 	}
 	p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	switch {
+	case p.Prior != nil:
+		c.Resource.AdoptedFrom = p.Prior.Resource.AdoptedFrom // the resource's identity, kept in state
+	case p.Replaces != nil:
+		c.Resource.AdoptedFrom = p.Replaces.Resource.AdoptedFrom
+	}
 	if p.Replaces != nil {
 		return p.planReplacement()
 	}
@@ -592,9 +603,12 @@ func (p *Planning) checkStamp() error {
 
 // planOwnership records the desired tree with the resource's claim: two resources spelled exactly alike
 // are one claim, and only their trees tell them apart (Locations.Deliver).
-func planOwnership(_ context.Context, p *Planning) error {
+func planOwnership(ctx context.Context, p *Planning) error {
 	if p.Changes == nil || p.ID == "" {
 		return nil
+	}
+	if err := p.checkOwner(ctx); err != nil {
+		return err
 	}
 	key, dir, ok := p.location()
 	if !ok {

@@ -81,7 +81,7 @@ func TestPlanSteps_Order(t *testing.T) {
 	for _, s := range PlanSteps() {
 		names = append(names, s.Name)
 	}
-	if got := strings.Join(names, ","); got != "identity,open_pull_request,destination,location,rollback,render,waves,inspect,hold,guards,deletion_reference,ownership,proposal,outcome,window,summary" {
+	if got := strings.Join(names, ","); got != "identity,open_pull_request,destination,location,rollback,render,waves,last_known_good,inspect,hold,guards,deletion_reference,ownership,proposal,outcome,window,summary" {
 		t.Errorf("steps %s", got)
 	}
 	if d := DestroySteps(); len(d) != 1 || d[0].Name != StepDestroy {

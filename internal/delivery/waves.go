@@ -91,6 +91,9 @@ func planWaves(ctx context.Context, p *Planning) error {
 	if err != nil {
 		return &Refusal{Attribute: "rollout.waves", Summary: "Invalid rollout", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.ID, err)}
 	}
+	if w, err = p.keptDecision(p.wavesKey(ins.HeadSHA, ins.ManagedTree), w); err != nil {
+		return err
+	}
 	p.Waves = w
 	held, promoted, err := s.holdBack(ins, p.Rendered.Files, admissionOf(w), func(ids []string) (map[string][]byte, error) { return p.Git.ReadBlobs(s.RepoURL, ids) })
 	if err != nil {
@@ -138,6 +141,9 @@ func (p *Planning) readRolloutHistory(ctx context.Context, in *rollout.WaveInput
 	}
 	if in.Reports, err = p.Rollout.Source.Reports(ctx, shas); err != nil {
 		return sourceRefusal(p.ID, err)
+	}
+	if len(log) > 0 { // for the last_known_good step
+		p.rolloutRead = &rolloutRead{history: in.History, reports: in.Reports, types: dirNames(log[0].Dirs)}
 	}
 	return nil
 }

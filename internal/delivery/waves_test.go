@@ -53,6 +53,7 @@ func TestPlanWaves_NarrowsTheChangeSetToTheAdmittedWave(t *testing.T) {
 	plan := func() *Planning {
 		p := planning(repo, "clusters", &filesRenderer{results: []Rendered{desired}})
 		p.Config.Resource.PromotedCommitID = &promoted
+		p.Prior = prior(repo, "clusters", false) // the state of the resource whose ownership record the applies write
 		p.Rollout = &Rollout{Source: source, Now: time.Now(), Expect: rollout.WaveExpect{Clusters: map[string][]string{"drone": {"d1"}, "west": {"w1"}, "east": {"e1"}}},
 			Waves: []rollout.Wave{{Name: "canary", Labels: map[string]string{"ring": "0"}}, {Name: "west", ClusterTypes: []string{"west"}}, {Name: "rest"}}}
 		if err := RunPlan(ctx, p, PlanSteps()); err != nil {
@@ -119,4 +120,65 @@ func TestPlanWaves_NarrowsTheChangeSetToTheAdmittedWave(t *testing.T) {
 	pr.Config.Resource.PullRequest = &PullRequest{}
 	pr.Rollout = &Rollout{Source: source, Waves: []rollout.Wave{{Name: "all"}}}
 	refusal(t, RunPlan(ctx, pr, PlanSteps()), "rollout", "rollout advances wave by wave")
+}
+
+// staticSource reports what it holds, whatever it is asked.
+type staticSource struct{ reports []rollout.Report }
+
+func (s *staticSource) Reports(context.Context, []string) ([]rollout.Report, error) {
+	return s.reports, nil
+}
+
+// Terraform plans again right before it applies: a status that arrives in between must not change what
+// the plan showed. Within WavesDecisionTTL a plan of the same inputs shows the kept decision while it is
+// safe (holding back; writing a wave whose earlier waves are still done), and refuses it otherwise;
+// DropWaves (after an apply, or a plan that changes nothing) lets the next plan decide afresh.
+func TestPlanWaves_KeepsTheDecisionForTheApplyTimePlan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo := gitserver.NewSeededRepo(t, t.TempDir(), "gitops.git", "main", map[string]string{"clusters/drone/a.yaml": "v2", "clusters/west/a.yaml": "v1"})
+	store := NewRenderStore(t.TempDir())
+	source := &staticSource{}
+	now := time.Now()
+	plan := func(at time.Time) (*Planning, error) {
+		p := planning(repo, "clusters", &filesRenderer{results: []Rendered{files(map[string]string{"drone/a.yaml": "v2", "west/a.yaml": "v2"})}})
+		p.Store = store
+		p.Rollout = &Rollout{Source: source, Now: at, Expect: rollout.WaveExpect{Clusters: map[string][]string{"drone": {"d1"}, "west": {"w1"}}},
+			Waves: []rollout.Wave{{Name: "canary", ClusterTypes: []string{"drone"}}, {Name: "rest"}}}
+		_ = planIdentity(ctx, p)
+		return p, RunPlan(ctx, p, PlanSteps())
+	}
+	ok := func(state rollout.State) []rollout.Report {
+		head := gitserver.Head(t, repo, "main")
+		return []rollout.Report{{Cluster: "d1", Commit: head, State: state, Time: now.Add(-time.Hour), Message: string(state)}}
+	}
+
+	// The canary's cluster has not reported: nothing to write. It reports success before the apply-time
+	// plan, which still shows the plan's decision.
+	p, err := plan(now)
+	if err != nil || changedPaths(p.Changes) != "" || p.Waves.Waves[0].State != rollout.WaveCurrent {
+		t.Fatalf("first plan: %v %+v", err, p.Waves)
+	}
+	source.reports = ok(rollout.Succeeded)
+	if p, err = plan(now.Add(time.Minute)); err != nil || changedPaths(p.Changes) != "" || p.Waves.Waves[0].State != rollout.WaveCurrent {
+		t.Fatalf("the apply-time plan changed the decision: %v %+v", err, p.Waves)
+	}
+	// Once the apply (or an empty plan) dropped it, the next plan decides afresh: the rest is written.
+	store.DropWaves(p.ID)
+	if p, err = plan(now.Add(2 * time.Minute)); err != nil || changedPaths(p.Changes) != "clusters/west/a.yaml" {
+		t.Fatalf("after DropWaves: %v %q", err, changedPaths(p.Changes))
+	}
+	// The canary fails before the apply-time plan: writing the rest is no longer safe, and the plan says so.
+	source.reports = ok(rollout.Failed)
+	_, err = plan(now.Add(3 * time.Minute))
+	refusal(t, err, "rollout", "the plan wrote wave rest", "canary halted", "Nothing was written. Run terraform plan again")
+	// Refused once: the next plan decides afresh (halted, nothing written).
+	if p, err = plan(now.Add(4 * time.Minute)); err != nil || changedPaths(p.Changes) != "" || !p.Waves.Halted {
+		t.Fatalf("after the refusal: %v %+v", err, p.Waves)
+	}
+	// A kept decision older than WavesDecisionTTL stands for nothing.
+	source.reports = ok(rollout.Succeeded)
+	if p, err = plan(now.Add(4*time.Minute + WavesDecisionTTL)); err != nil || changedPaths(p.Changes) != "clusters/west/a.yaml" {
+		t.Fatalf("after the TTL: %v %q", err, changedPaths(p.Changes))
+	}
 }

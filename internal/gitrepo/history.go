@@ -264,3 +264,32 @@ func (s *session) walk(ctx context.Context, from plumbing.Hash, want string) (fo
 	}
 	return plumbing.ZeroHash, edge, nil
 }
+
+// ManagedTreeAt is the Git tree id of the managed files under path at commit of branch (dot-entries at the
+// path's root left out, as Inspection.ManagedTree), or EmptyTreeID when the path did not exist then. The
+// commit must be the head of branch or one of its ancestors (ErrCommitNotOnBranch otherwise).
+func (c *Client) ManagedTreeAt(ctx context.Context, repoURL, branch, commit, path string) (string, error) {
+	return withCacheRecovery(ctx, c, repoURL, func() (string, error) {
+		dir, err := CleanPath(path)
+		if err != nil {
+			return "", err
+		}
+		tree := EmptyTreeID
+		_, err = c.atCommit(ctx, repoURL, branch, commit, func(s *session, h plumbing.Hash) error {
+			cm, err := object.GetCommit(s.repo.Storer, h)
+			if err != nil {
+				return err
+			}
+			sub, found, err := subtree(s.repo.Storer, cm.TreeHash, dir)
+			if err != nil || !found {
+				return err
+			}
+			tree, err = managedTreeID(s, sub)
+			return err
+		})
+		if err != nil {
+			return "", &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(path), Err: c.scrub().Error(err)}
+		}
+		return tree, nil
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
@@ -50,7 +51,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			Resource: r.settings(ctx, plan, diags), RawPath: plan.Path.ValueString(),
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
-				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
+				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && !plan.Adopt.IsUnknown() && rolloutKnown(plan),
 			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 			Rollback: rollbackConfig(ctx, plan, diags), ReleaseHold: plan.ReleaseHold.ValueBool(),
 		}
@@ -94,7 +95,7 @@ func (r *GitopsCommitResource) takenOver(ctx context.Context, private privateGet
 }
 
 // reportPlan sets the planned values and private state from what the steps decided.
-func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Planning, plan, state *gitopsCommitModel, rend *planRenderer, resp *resource.ModifyPlanResponse) {
+func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Planning, plan, state *gitopsCommitModel, prior tftypes.Value, rend *planRenderer, resp *resource.ModifyPlanResponse) {
 	if gitopsKnown(plan.RepositoryURL) {
 		plan.RepositoryURL = types.StringValue(p.Config.Resource.RepoURL) // the state's spelling of the same repository
 	}
@@ -104,6 +105,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, p.Move.Record())...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, replacedKey, p.ReplacedRecord())...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, p.TakeOverRecord())...)
+	plan.AdoptedFrom = adoptedFromValue(p, state)
 	if cs := p.Changes; cs != nil {
 		plan.setChanges(cs)
 		plan.ChangesMarkdown = types.StringValue(p.Markdown)
@@ -119,6 +121,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		tflog.Info(ctx, "render reused: the render inputs are those of the last apply and the branch still holds its tree")
 	}
 	plan.RolloutStatus = rolloutStatusValue(plan, p.Waves)
+	plan.LastKnownGood = lastKnownGoodValue(plan, p.LastKnownGood, state, p.Decision.CommitUnknown)
 	planDecision(ctx, p.Decision, plan, state)
 	planReference(p, plan, state)
 	if p.Changes != nil && d.record.Inputs != "" {
@@ -127,6 +130,24 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 	plan.withoutWriteOnlyManifests()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	if !plan.Rollout.IsNull() && resp.Plan.Raw.Equal(prior) {
+		// Nothing changes, so no apply (and no apply-time plan) follows: the next plan decides the waves afresh.
+		r.data.RenderStore().DropWaves(p.ID)
+	}
+}
+
+// adoptedFromValue is the planned adopted_from: the identity the plan's ownership record carries once the
+// change set is known (null for a resource that claimed its path first), the state's until then.
+func adoptedFromValue(p *delivery.Planning, state *gitopsCommitModel) types.String {
+	switch {
+	case p.Changes != nil && p.Config.Resource.AdoptedFrom == "":
+		return types.StringNull()
+	case p.Changes != nil:
+		return types.StringValue(p.Config.Resource.AdoptedFrom)
+	case state != nil:
+		return state.AdoptedFrom
+	}
+	return types.StringUnknown()
 }
 
 // planDecision sets what a plan keeps from the state or leaves unknown (delivery.DecidePlan).
@@ -139,6 +160,10 @@ func planDecision(ctx context.Context, decision delivery.PlanDecision, plan, sta
 		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
 		plan.changesFrom(state)
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+		if !plan.PullRequest.IsNull() && state.PullRequestState.IsNull() {
+			// Pull-request mode newly set (or imported): the apply has nothing to propose and records "none".
+			plan.PullRequestState = types.StringValue(delivery.PullRequestNone)
+		}
 	}
 	if decision.PullRequestUnknown {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()

@@ -179,7 +179,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 			"pull_request": schema.SingleNestedAttribute{
 				MarkdownDescription: "GitHub pull-request mode: the change is committed on top of `branch` to a stable head branch and proposed " +
 					"as one pull request, updated in place on later applies. Uses the provider's `github_base_url` and token; `repository_url` " +
-					"must be a GitHub URL.",
+					"must be a GitHub URL. The resource keeps at most one proposal open, and the plan warns before the apply changes one: a change " +
+					"reverted in the configuration before its pull request was merged closes it (`branch` already holds what the configuration asks " +
+					"for); a move to another branch or repository updates it to propose the removal at the old location, or closes it when nothing " +
+					"is left there; a new head branch or removing `pull_request` closes it. A pull request merged between plan and apply refuses the " +
+					"apply before anything is written: plan again.",
 				Optional: true,
 				Attributes: map[string]schema.Attribute{
 					"head_branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Head branch; defaults to `kalypso/<branch>`. It may be neither `branch` nor the repository's default branch, and an existing one must have been written by the provider: its head commit carries the trailer `Kalypso-Head-Branch: <name>` that every commit the provider writes there carries, else the plan fails. Each new proposal moves it with a compare-and-swap push, never a force push, so a commit someone else pushed there is never dropped."},
@@ -196,6 +200,19 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Keep the files in the repository when the resource is destroyed. Defaults to `false`: destroy removes them " +
 					"(and the promoted-commit file and ownership record it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+			},
+			"adopt": schema.BoolAttribute{
+				MarkdownDescription: "Take over a path whose ownership record (`" + delivery.OwnerMarker + "` at the root of `path`) another " +
+					"kalypso_gitops_commit wrote, in another configuration, state or workspace. Without it such a plan is refused, naming the record: " +
+					"its repository, branch and path, and the commit that wrote it, with its time. With it the plan warns that the resource takes the " +
+					"path over and `changes` shows the record rewritten with `adopted_from`; the other resource is refused at its next plan. " +
+					"`terraform import` takes a path over too. Unset means `false`; it has no effect while the record is this resource's own.",
+				Optional: true,
+			},
+			"adopted_from": schema.StringAttribute{
+				MarkdownDescription: "The commit whose ownership record this resource took over (`adopt = true`, or read back on import); null when it " +
+					"claimed the path first. It is part of the record the resource writes, so two resources in two states never hold the same record.",
+				Computed: true,
 			},
 			"deletion_protection": schema.BoolAttribute{
 				MarkdownDescription: "Refuse, at plan time, a destroy or a move that would delete files under `path` (a replacement at the same location deletes nothing: the new object takes the files over). Defaults to `true`: " +
@@ -291,10 +308,11 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Commit holding the desired files: the last commit made, the unchanged branch head, or in PR mode the pull request's head commit.",
 				Computed:            true,
 			},
-			"change_windows": changeWindowsSchema(),
-			"break_glass":    breakGlassSchema(),
-			"rollback":       rollbackSchema(),
-			"release_hold":   releaseHoldSchema(),
+			"change_windows":  changeWindowsSchema(),
+			"break_glass":     breakGlassSchema(),
+			"rollback":        rollbackSchema(),
+			"release_hold":    releaseHoldSchema(),
+			"last_known_good": lastKnownGoodSchema(),
 			"deletion_reference": schema.StringAttribute{
 				MarkdownDescription: "How many files under `path` the mass-deletion guard (`max_delete_percent`) measures a change against: the largest number " +
 					"this resource has delivered there, so that a series of small deletions (20, 10, 5, 0 files) is refused as one large one would be. " +
@@ -416,7 +434,7 @@ func (r *GitopsCommitResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if plan == nil || resp.Diagnostics.HasError() {
 		return
 	}
-	r.reportPlan(ctx, p, plan, state, rend, resp)
+	r.reportPlan(ctx, p, plan, state, req.State.Raw, rend, resp)
 }
 
 func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -430,6 +448,7 @@ func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRe
 		// its location taken over (delivery.Locations.WasApplied).
 		s := r.settings(ctx, &m, &resp.Diagnostics)
 		r.data.Locations.Applied(r.client(&m).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+		delivery.DropTakeOver(r.data.RenderStore(), m.ID.ValueString(), s)
 	}
 }
 
@@ -476,8 +495,8 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	if ins.Gone != nil {
-		resp.Diagnostics.AddWarning("Git branch no longer exists",
-			fmt.Sprintf("kalypso_gitops_commit %s: %s. The resource is removed from state; the next apply delivers the files again.", state.ID.ValueString(), ins.Gone))
+		summary, detail := delivery.GoneWarning(ins.Gone)
+		resp.Diagnostics.AddWarning(summary, fmt.Sprintf("kalypso_gitops_commit %s: %s. %s", state.ID.ValueString(), ins.Gone, detail))
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -503,6 +522,10 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	state.ContentHash, state.CommitSHA = types.StringValue(rec.ContentHash), types.StringValue(rec.CommitSHA)
 	if !gitopsKnown(state.BaseTreeID) { // imported: nothing was applied, the branch is the base of the next plan
 		state.BaseTreeID = state.ContentHash
+		// Import takes the path over as its ownership record stands.
+		if from := delivery.AdoptedFrom(ins.RootFiles[delivery.MarkerPath(s.Path)]); from != "" {
+			state.AdoptedFrom = types.StringValue(from)
+		}
 	}
 	if !rolling {
 		state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
@@ -539,6 +562,9 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 	s := r.settings(ctx, &state, &resp.Diagnostics)
 	if r.takenOver(ctx, req.Private, s, &state) {
 		tflog.Info(ctx, "nothing to write: the object that replaces this one takes the files under path over")
+		if r.data != nil {
+			r.data.Locations.HandOver(r.client(&state).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+		}
 		return
 	}
 	if deletionProtected(state) {
@@ -572,12 +598,13 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 	imported := &gitopsCommitModel{
 		ID: types.StringValue(delivery.ID(repoURL, dir, branch)), RepositoryURL: types.StringValue(repoURL), Branch: types.StringValue(branch), Path: types.StringValue(dir),
 		CreateBranch: types.BoolValue(false), RetainOnDestroy: types.BoolValue(false), DeletionProtection: types.BoolValue(true), CommitMessage: types.StringValue(delivery.DefaultCommitMessage),
+		Adopt:  types.BoolNull(),
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),
 		Rollout: types.ObjectNull(gitopsRolloutAttrTypes), RolloutStatus: types.ListNull(types.ObjectType{AttrTypes: gitopsWaveStatusTypes}),
 		ChangeWindows: types.ObjectNull(gitopsChangeWindowsTypes), BreakGlass: types.ObjectNull(gitopsBreakGlassTypes),
-		Rollback: types.ObjectNull(gitopsRollbackTypes),
+		Rollback: types.ObjectNull(gitopsRollbackTypes), LastKnownGood: types.ObjectNull(gitopsLastKnownGoodTypes),
 	}
 	imported.setChanges(&delivery.Plan{})
 	resp.Diagnostics.Append(resp.State.Set(ctx, imported)...)
@@ -623,6 +650,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 			return false
 		}
 		d.files, s.PromotedCommitID = files, promoted
+		r.data.RenderStore().DropWaves(m.ID.ValueString()) // the next plan decides afresh
 	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
 	if want.Built = d.cached.builtTree(); d.stored != nil {
@@ -688,6 +716,9 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	}
 	if m.RenderSummary.IsUnknown() {
 		m.RenderSummary = renderSummaryValue(&m, d.summary)
+	}
+	if m.LastKnownGood.IsUnknown() { // the plan could not tell (a create): the next plan reads it
+		m.LastKnownGood = types.ObjectNull(gitopsLastKnownGoodTypes)
 	}
 	d.record.Tree = contentHash
 	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)

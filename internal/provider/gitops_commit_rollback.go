@@ -22,7 +22,54 @@ import (
 // holdKey is the private-state key of the delivery.Hold the last rollback recorded.
 const holdKey = "hold"
 
-var gitopsRollbackTypes = map[string]attr.Type{"to": types.StringType}
+var (
+	gitopsRollbackTypes      = map[string]attr.Type{"to": types.StringType}
+	gitopsLastKnownGoodTypes = map[string]attr.Type{"commit": types.StringType, "tree": types.StringType}
+)
+
+func lastKnownGoodSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "With `rollout`: the last commit of `branch` whose tree under `path` every expected cluster reported healthy (on it or on a " +
+			"later commit), read from the rollout's sources among the `rollout.history` newest commits, and that tree's Git id " +
+			"(`content_hash`'s kind). A plan that writes something updates it; a plan that writes nothing keeps it, so that it stays empty. " +
+			"Null without `rollout`, or when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores the commit the plan " +
+			"finds then, which it shows in the plan.",
+		Attributes: map[string]schema.Attribute{
+			"commit": schema.StringAttribute{Computed: true, MarkdownDescription: "The commit's full id."},
+			"tree":   schema.StringAttribute{Computed: true, MarkdownDescription: "The Git tree id of the managed files under `path` at that commit."},
+		},
+	}
+}
+
+// lastKnownGoodValue is last_known_good as the plan knows it: unknown with a rollout while the step did
+// not decide, null without one or when no commit qualifies. A plan that writes nothing keeps the state's
+// value: every apply adds a commit nobody reported yet, and an attribute that moved with each report would
+// make the plan after every apply non-empty (drift detection runs exactly that plan).
+func lastKnownGoodValue(m *gitopsCommitModel, lkg *delivery.LastKnownGood, state *gitopsCommitModel, writes bool) types.Object {
+	switch {
+	case m.Rollout.IsNull():
+		return types.ObjectNull(gitopsLastKnownGoodTypes)
+	case state != nil && (lkg == nil || !writes) && !state.LastKnownGood.IsUnknown():
+		return state.LastKnownGood
+	case lkg == nil:
+		return types.ObjectUnknown(gitopsLastKnownGoodTypes)
+	case lkg.Commit == "":
+		return types.ObjectNull(gitopsLastKnownGoodTypes)
+	}
+	return types.ObjectValueMust(gitopsLastKnownGoodTypes, map[string]attr.Value{"commit": types.StringValue(lkg.Commit), "tree": types.StringValue(lkg.Tree)})
+}
+
+// plannedLastKnownGood is the commit the plan found as last_known_good ("" for none).
+func plannedLastKnownGood(m *gitopsCommitModel) string {
+	if m.LastKnownGood.IsNull() || m.LastKnownGood.IsUnknown() {
+		return ""
+	}
+	if v, ok := m.LastKnownGood.Attributes()["commit"].(types.String); ok {
+		return v.ValueString()
+	}
+	return ""
+}
 
 type gitopsRollbackModel struct {
 	To types.String `tfsdk:"to"`
@@ -80,7 +127,11 @@ func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommit
 		return r.desiredFiles(ctx, m, diags, nil), nil
 	}
 	s := r.settings(ctx, m, diags)
-	files, rolled, err := delivery.RollbackFiles(ctx, r.client(m), s, rb.To)
+	to := rb.To
+	if lkg := plannedLastKnownGood(m); to == delivery.LastKnownGoodName && lkg != "" {
+		to = lkg // the commit the plan resolved and showed, not one found since
+	}
+	files, rolled, err := delivery.RollbackFiles(ctx, r.client(m), s, to)
 	if err != nil {
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return desired{}, nil

@@ -4,12 +4,17 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fixtures"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
 
 // TestAccGitopsCommit_Rollback (files mode): three applied commits, the third bad. A rollback to the
@@ -131,5 +136,100 @@ func TestAccGitopsCommit_RollbackHold(t *testing.T) {
 	out = r.expectExit(2, "plan", "-detailed-exitcode")
 	if strings.Contains(out, "Held after a rollback") {
 		t.Errorf("the hold outlived a change of input:\n%s", out)
+	}
+}
+
+// TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI: three commits of a rollout, the clusters
+// report the first two healthy and the third failed (statuses as Flux's notification-controller posts
+// them to the GitHub REST mock). last_known_good is the second; rollback = { to = "last_known_good" }
+// plans the reverse change, and after the apply `git diff <last known good> HEAD -- clusters` is empty.
+func TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	gitops, _, _ := rolloutRepo(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	dir := t.TempDir()
+	tf := newTerraformCLI(t, dir)
+	cfg := func(version, extra string) {
+		files := map[string]string{"drone/app.yaml": "version: " + version + "\n", "large/app.yaml": "version: " + version + "\n"}
+		main := fmt.Sprintf(`
+terraform {
+  required_providers {
+    kalypso = { source = "registry.terraform.io/kalypso/kalypso" }
+  }
+}
+
+provider "kalypso" {
+  github_base_url     = %[1]q
+  git_token           = %[2]q
+  allow_loopback_http = true # the GitHub REST mock is plain http on 127.0.0.1
+}
+
+resource "kalypso_gitops_commit" "dev" {
+  repository_url      = %[3]q
+  branch              = "dev"
+  path                = "clusters"
+  deletion_protection = false
+  files               = %[4]s
+  rollout = {
+    waves           = [{ name = "all" }]
+    expected        = { clusters = { drone = ["d0000001"], large = ["e0000001"] } }
+    github_statuses = { repository = "org/gitops" }
+  }
+%[5]s}
+`, gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(gitops), hclMap(files), extra)
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post := func(sha, cluster, state string) {
+		gh.AddStatus("org/gitops", sha, mockgithub.Status{State: state, Context: "kustomization/dev/" + cluster, Description: "reconciliation " + state, UpdatedAt: time.Now().Add(-time.Hour)})
+	}
+	cfg("1", "")
+	tf.mustRun("init", "-input=false", "-no-color")
+	var commits []string
+	for i, v := range []string{"1", "2", "3"} {
+		cfg(v, "")
+		tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
+		sha := gitserver.Head(t, gitops, "dev")
+		commits = append(commits, sha)
+		post(sha, "d0000001", "success")
+		if state := "success"; i < 2 {
+			post(sha, "e0000001", state)
+		} else {
+			post(sha, "e0000001", "failure")
+		}
+	}
+	lkg := commits[1]
+	out := tf.mustRun("plan", "-input=false", "-no-color", "-out=halted.tfplan")
+	expectOutput(t, "the plan after the failure", out, `Warning: Rollout halted`)
+	var halted plannedChanges
+	if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", "halted.tfplan")), &halted); err != nil {
+		t.Fatal(err)
+	}
+	// The managed tree: the path's tree without the dot-entries at its root (the ownership record).
+	var managed []string
+	for _, line := range strings.Split(strings.TrimSpace(gitserver.Git(t, gitops, nil, "ls-tree", lkg+":clusters")), "\n") {
+		if _, name, _ := strings.Cut(line, "\t"); !strings.HasPrefix(name, ".") {
+			managed = append(managed, line)
+		}
+	}
+	tree := strings.TrimSpace(gitserver.Git(t, gitops, []byte(strings.Join(managed, "\n")+"\n"), "mktree"))
+	if got, _ := halted.ResourceChanges[0].Change.After["last_known_good"].(map[string]any); got["commit"] != lkg || got["tree"] != tree {
+		t.Errorf("last_known_good %v, want commit %s and its tree", got, lkg)
+	}
+
+	cfg("3", "  rollback = { to = \"last_known_good\" }\n")
+	out = tf.mustRun("plan", "-input=false", "-no-color", "-out=rollback.tfplan")
+	expectOutput(t, "the rollback's plan", out, `Warning: Rollback`, `restores the files under path as commit `+lkg, `-version: 3`, `\+version: 2`)
+	tf.mustRun("apply", "-input=false", "-no-color", "rollback.tfplan")
+	if diff := gitserver.Git(t, gitops, nil, "diff", lkg, "dev", "--", "clusters"); diff != "" {
+		t.Errorf("after the rollback, git diff %s dev -- clusters:\n%s", lkg, diff)
+	}
+	msg := gitserver.Git(t, gitops, nil, "log", "-1", "--format=%s", "dev")
+	if want := fmt.Sprintf("Roll back clusters on dev to %s (from %s)", lkg[:12], commits[2][:12]); !strings.HasPrefix(msg, want) {
+		t.Errorf("the rollback's subject %q, want %q", msg, want)
 	}
 }
