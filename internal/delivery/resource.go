@@ -45,9 +45,6 @@ type PullRequest struct {
 	Labels            []string
 }
 
-// ID is the resource's id.
-func (r Resource) ID() string { return ID(r.RepoURL, r.Path, r.Branch) }
-
 // ReadBranch is the branch a plan or a refresh reads instead of Branch: the head branch while the pull
 // request the state records (prState) is open, since that proposal is the content Terraform delivered;
 // "" otherwise.

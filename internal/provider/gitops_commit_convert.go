@@ -312,13 +312,13 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 			diags.Append(engineDiagnostics(last.Warnings, manifestsPath, nil)...)
 			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree, configKey: configKey}
 		}
-		if !sharedRenderCache.has(key) && !fresh {
+		if !r.data.cachesOrNil().renderCache().has(key) && !fresh {
 			if rec, tree, ok := r.storedRender(ctx, inputs); ok {
 				diags.Append(engineDiagnostics(rec.Warnings, manifestsPath, nil)...)
 				return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: rec.Warnings}, summary: rec.Summary, stored: tree, configKey: configKey}
 			}
 		}
-		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
+		e := r.data.cachesOrNil().renderCache().render(rm.Environment.ValueString(), manifests, opts)
 		diags.Append(engineDiagnostics(e.diags, manifestsPath, map[string]string{render.OptionConfigValidation: "render.config_validation"})...)
 		if diags.HasError() {
 			return desired{}

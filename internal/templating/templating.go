@@ -66,12 +66,10 @@ func disabledFunction(name string) func(...interface{}) (string, error) {
 	}
 }
 
-// ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "".
+// ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "". Templates call it
+// through their Engine's memos (memos.toYAML), which return the same text.
 func ToYAML(v interface{}) string {
-	if out, ok := frozenYAML(v); ok {
-		return out
-	}
-	return memoizedToYAML(v)
+	return marshalYAML(v)
 }
 
 func marshalYAML(v interface{}) string {
@@ -87,9 +85,14 @@ func marshalYAML(v interface{}) string {
 // final newline kept (so ToYAML prints it as a `|` block), then the map is rendered with ToYAML. Other
 // types, including yaml.v2 maps (map[interface{}]interface{}) and .Labels (map[string]string), are ToYAML.
 func Stringify(v interface{}) string {
+	return stringify(v, ToYAML)
+}
+
+// stringify is Stringify with toYAML as ToYAML.
+func stringify(v interface{}, toYAML func(interface{}) string) string {
 	in, ok := v.(map[string]interface{})
 	if !ok {
-		return ToYAML(v)
+		return toYAML(v)
 	}
 	out := make(map[string]interface{}, len(in))
 	for key, val := range in {
@@ -104,7 +107,7 @@ func Stringify(v interface{}) string {
 			out[key] = string(b)
 		}
 	}
-	return ToYAML(out)
+	return toYAML(out)
 }
 
 // Hash is mitchellh/hashstructure (v1) of the value.
@@ -126,6 +129,8 @@ func Unquote(v interface{}) string {
 type Engine struct {
 	mu     sync.RWMutex
 	parsed map[string]*parseResult
+	// memos are the caches of the template functions, shared by every execution of this engine.
+	memos *memos
 }
 
 type parseResult struct {
@@ -151,7 +156,7 @@ type boundTemplate struct {
 	state *execState
 }
 
-func (p *parseResult) get() *boundTemplate {
+func (p *parseResult) get(m *memos) *boundTemplate {
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
@@ -160,7 +165,7 @@ func (p *parseResult) get() *boundTemplate {
 		return b
 	}
 	p.mu.Unlock()
-	st := &execState{}
+	st := &execState{memos: m}
 	c := template.Must(p.tmpl.Clone())
 	c.Funcs(st.boundFuncs())
 	return &boundTemplate{tmpl: c, state: st}
@@ -174,7 +179,7 @@ func (p *parseResult) put(b *boundTemplate) {
 
 // NewEngine returns an engine with an empty parse cache.
 func NewEngine() *Engine {
-	return &Engine{parsed: map[string]*parseResult{}}
+	return &Engine{parsed: map[string]*parseResult{}, memos: newMemos()}
 }
 
 func (e *Engine) parse(text string) *parseResult {
@@ -230,9 +235,9 @@ func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (str
 	if parsed.modifies {
 		data.ownConfig()
 	} else if data.ConfigFrozen && !data.configOwned {
-		freeze(data.ConfigData)
+		e.memos.frozen.freeze(data.ConfigData)
 	}
-	bound := parsed.get()
+	bound := parsed.get(e.memos)
 	defer parsed.put(bound)
 	st := bound.state
 	st.reset(lim)
