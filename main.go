@@ -42,8 +42,11 @@ func main() {
 // serve runs the plugin server until Terraform stops it, then removes the temporary Git caches of the
 // process (full clones that would otherwise pile up in the temp dir, one set per provider run).
 func serve(ctx context.Context, debug bool) error {
+	// What the process keeps between Terraform's calls (renders, Git clients, render stores, temporary
+	// Git caches) is built here, once, and handed to the provider.
+	caches := provider.NewCaches()
 	defer func() {
-		if err := provider.RemoveTemporaryCaches(); err != nil {
+		if err := caches.Close(); err != nil {
 			log.Printf("[WARN] removing temporary Git caches: %v", err)
 		}
 	}()
@@ -51,10 +54,10 @@ func serve(ctx context.Context, debug bool) error {
 	// StopProvider does not reach (internal/provider/interrupt.go). go-plugin ignores the signal otherwise.
 	interrupted, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	provider.SetProcessStop(interrupted)
+	caches.SetProcessStop(interrupted)
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	return tf6server.Serve("registry.terraform.io/kalypso/kalypso", provider.NewProtocol6Server(provider.New(version)), opts...)
+	return tf6server.Serve("registry.terraform.io/kalypso/kalypso", provider.NewProtocol6Server(provider.New(version, caches)), opts...)
 }

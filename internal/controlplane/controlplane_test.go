@@ -41,7 +41,7 @@ func renderAndCompare(t *testing.T, env string, main, envBranch *Result) {
 	t.Helper()
 	want, promoted := fixtures.ControlPlaneExpected(t, env)
 	manifests := append(append([]string{}, main.Manifests...), envBranch.Manifests...)
-	out, diags := render.Render(env, manifests, render.Options{})
+	out, diags := render.NewEngine().Render(env, manifests, render.Options{})
 	if diags.HasError() {
 		t.Fatalf("render %s: %v", env, diags)
 	}
@@ -96,7 +96,7 @@ func TestFixtureWithoutResolvingWorkloadsSchedulesNothing(t *testing.T) {
 	ctx := context.Background()
 	main := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-main"), Options{}))
 	dev := must(t)(ReadDir(ctx, fixtures.ControlPlane("control-plane-dev"), Options{}))
-	out, diags := render.Render("dev", append(main.Manifests, dev.Manifests...), render.Options{})
+	out, diags := render.NewEngine().Render("dev", append(main.Manifests, dev.Manifests...), render.Options{})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

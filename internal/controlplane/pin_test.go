@@ -30,7 +30,7 @@ func TestFollowBaseRepoReadsMainAtThePin(t *testing.T) {
 	if res.Commit != gitserver.Head(t, bare, "dev") {
 		t.Errorf("commit = %s, want dev's head", res.Commit)
 	}
-	out, diags := render.Render("dev", res.Manifests, render.Options{})
+	out, diags := render.NewEngine().Render("dev", res.Manifests, render.Options{})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -45,14 +45,14 @@ func TestFollowBaseRepoReadsMainAtThePin(t *testing.T) {
 	// Reading main at its head instead shows what the pin keeps out.
 	head := must(t)(ReadGit(ctx, fixtures.SampleControlPlaneURL, "main", "", Options{ResolveWorkloads: true, Client: client}))
 	env := must(t)(ReadGit(ctx, fixtures.SampleControlPlaneURL, "dev", "", Options{Client: client}))
-	out, _ = render.Render("dev", append(head.Manifests, env.Manifests...), render.Options{})
+	out, _ = render.NewEngine().Render("dev", append(head.Manifests, env.Manifests...), render.Options{})
 	if !anyContains(out.Files, fixtures.Unpromoted) {
 		t.Fatal("the test is void: main's head does not change the dev render")
 	}
 
 	// The same pin, set explicitly on a read of main.
 	explicit := must(t)(ReadGit(ctx, fixtures.SampleControlPlaneURL, "main", "", Options{Commit: pinned[:10], ResolveWorkloads: true, Client: client}))
-	out, _ = render.Render("dev", append(explicit.Manifests, env.Manifests...), render.Options{})
+	out, _ = render.NewEngine().Render("dev", append(explicit.Manifests, env.Manifests...), render.Options{})
 	if explicit.Commit != pinned || anyContains(out.Files, fixtures.Unpromoted) {
 		t.Errorf("main at %s: commit %s, unpromoted change rendered: %v", pinned, explicit.Commit, anyContains(out.Files, fixtures.Unpromoted))
 	}

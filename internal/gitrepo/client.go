@@ -53,8 +53,11 @@ type Auth struct {
 
 // Client is safe for concurrent use. The zero value works (a temporary cache directory is created lazily).
 type Client struct {
-	// CacheDir holds fetched repositories. Empty: a temporary directory per Client.
+	// CacheDir holds fetched repositories. Empty: a temporary directory per Client, recorded in Temporary.
 	CacheDir string
+	// Temporary records the temporary cache directory, so that its owner removes it; nil: the directory
+	// is left in the temp dir.
+	Temporary *TemporaryCaches
 	// Rewrites maps URL prefixes to replacements (git's insteadOf); the longest prefix wins.
 	Rewrites map[string]string
 	Auth     Auth
@@ -331,7 +334,7 @@ func (c *Client) cacheRoot() (string, error) {
 		return c.CacheDir, nil
 	}
 	c.tmpOnce.Do(func() {
-		c.tmpDir, c.tmpErr = NewTemporaryCacheDir()
+		c.tmpDir, c.tmpErr = c.Temporary.NewDir()
 	})
 	return c.tmpDir, c.tmpErr
 }

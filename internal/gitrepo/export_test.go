@@ -158,3 +158,6 @@ var InflateStored = inflateStored
 
 // CompareTreeNames is the order of tree entries.
 var CompareTreeNames = compareTreeNames
+
+// SameRepository reports whether two repository URLs name the same repository (RepositoryKey).
+func SameRepository(a, b string) bool { return RepositoryKey(a) == RepositoryKey(b) }

@@ -12,33 +12,35 @@ import (
 // TemporaryCachePrefix starts the name of every cache directory created because no cache_dir was set.
 const TemporaryCachePrefix = "kalypso-git-cache-"
 
-// temporaryCaches are the cache directories this process created in the temp dir. They hold full clones,
-// so the provider removes them when its process ends (RemoveTemporaryCaches, called by main after the
-// plugin server stops); a configured cache_dir is kept, since reusing it across runs is its purpose.
-var temporaryCaches struct {
-	sync.Mutex
+// TemporaryCaches are the cache directories a process created in the temp dir because no cache_dir was
+// set. They hold full clones, so their owner removes them when it does no more Git work (the provider's
+// Caches, which main closes after the plugin server stops); a configured cache_dir is kept, since reusing
+// it across runs is its purpose.
+type TemporaryCaches struct {
+	mu   sync.Mutex
 	dirs []string
 }
 
-// NewTemporaryCacheDir creates a cache directory in the temp dir that RemoveTemporaryCaches deletes.
-func NewTemporaryCacheDir() (string, error) {
+// NewDir creates a cache directory in the temp dir that RemoveAll deletes. A nil t records nothing: the
+// directory is the caller's to remove.
+func (t *TemporaryCaches) NewDir() (string, error) {
 	dir, err := os.MkdirTemp("", TemporaryCachePrefix)
-	if err != nil {
-		return "", err
+	if err != nil || t == nil {
+		return dir, err
 	}
-	temporaryCaches.Lock()
-	temporaryCaches.dirs = append(temporaryCaches.dirs, dir)
-	temporaryCaches.Unlock()
+	t.mu.Lock()
+	t.dirs = append(t.dirs, dir)
+	t.mu.Unlock()
 	return dir, nil
 }
 
-// RemoveTemporaryCaches deletes every directory NewTemporaryCacheDir created. Call it once the process
-// does no more Git work: when the plugin server has stopped.
-func RemoveTemporaryCaches() error {
-	temporaryCaches.Lock()
-	dirs := temporaryCaches.dirs
-	temporaryCaches.dirs = nil
-	temporaryCaches.Unlock()
+// RemoveAll deletes every directory NewDir created. Call it once the process does no more Git work with
+// them: when the plugin server has stopped.
+func (t *TemporaryCaches) RemoveAll() error {
+	t.mu.Lock()
+	dirs := t.dirs
+	t.dirs = nil
+	t.mu.Unlock()
 	var errs []error
 	for _, d := range dirs {
 		if err := os.RemoveAll(d); err != nil {

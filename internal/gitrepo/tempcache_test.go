@@ -11,11 +11,13 @@ import (
 )
 
 // TestTemporaryCachesAreRemoved: a client without CacheDir clones into a kalypso-git-cache-* directory of
-// the temp dir, and RemoveTemporaryCaches (what main calls when the plugin server stops) deletes it. The
+// the temp dir, recorded in its TemporaryCaches, and RemoveAll (what main's caches do when the plugin
+// server stops) deletes it. The
 // end-to-end check with the real provider process and terraform is TestProviderProcessRemovesItsTemporaryGitCache.
 func TestTemporaryCachesAreRemoved(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	c := &Client{}
+	temporary := &TemporaryCaches{}
+	c := &Client{Temporary: temporary}
 	root, err := c.cacheRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -27,10 +29,10 @@ func TestTemporaryCachesAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := t.TempDir()
-	if _, err := (&Client{CacheDir: kept}).cacheRoot(); err != nil {
+	if _, err := (&Client{CacheDir: kept, Temporary: temporary}).cacheRoot(); err != nil {
 		t.Fatal(err)
 	}
-	if err := RemoveTemporaryCaches(); err != nil {
+	if err := temporary.RemoveAll(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(root); !os.IsNotExist(err) {

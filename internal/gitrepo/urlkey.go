@@ -45,9 +45,6 @@ func RepositoryKey(u string) string {
 	return proto + "://" + host + "/" + strings.Trim(p, "/")
 }
 
-// SameRepository reports whether two repository URLs name the same repository (RepositoryKey).
-func SameRepository(a, b string) bool { return RepositoryKey(a) == RepositoryKey(b) }
-
 // RepositoryKey is the key of the repository u names once the client's rewrites (git_url_rewrites) apply.
 func (c *Client) RepositoryKey(u string) string {
 	return RepositoryKey(c.RewriteURL(strings.TrimSpace(u)))

@@ -257,22 +257,6 @@ func parseAzureKey(raw string) azureKey {
 	return azureKey{raw: raw, key: parts[len(parts)-1], match: compileMatcher(labels)}
 }
 
-// ComposeShared builds the merged platform config for one assignment without copying it: assignments
-// that match the same sources get the same map. Callers must not modify it, or anything in it; take
-// CopyConfig first. Rendering shares it because templates rarely modify config, and copying it for
-// each of 100k assignments was a tenth of a render.
-func (s *Sources) ComposeShared(t Target) map[string]interface{} {
-	data, _ := s.ComposeSharedKey(t)
-	return data
-}
-
-// ComposeSharedKey is ComposeShared with the key of the composed config: assignments with the same key
-// get the same map, so whatever depends only on the config (its validation against a schema) is done
-// once per key.
-func (s *Sources) ComposeSharedKey(t Target) (map[string]interface{}, string) {
-	return s.ComposeSharedKeySides(s.ClusterTypeSide(t.ClusterTypeName, t.ClusterTypeLabels), s.TargetSide(t.DeploymentTarget, t.TargetLabels), t)
-}
-
 // ComposeSharedKeySides is ComposeSharedKey for a caller that keeps the Side of each cluster type and
 // deployment target (ClusterTypeSide and TargetSide of t's names and labels) for all its assignments.
 func (s *Sources) ComposeSharedKeySides(clusterType, target Side, t Target) (map[string]interface{}, string) {

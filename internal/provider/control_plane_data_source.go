@@ -34,11 +34,21 @@ var (
 type ControlPlaneDataSource struct {
 	// client is the provider instance's shared Git client (cache, git_url_rewrites, credentials).
 	client *gitrepo.Client
+	caches *Caches
 }
 
-// NewControlPlaneDataSource returns the data source.
-func NewControlPlaneDataSource() datasource.DataSource {
-	return &ControlPlaneDataSource{}
+// unconfigured is the ProviderData of a provider that is not configured, with the data source's caches.
+func (d *ControlPlaneDataSource) unconfigured() *ProviderData {
+	if d.caches == nil {
+		return nil
+	}
+	return d.caches.unconfigured
+}
+
+// NewControlPlaneDataSource returns the data source; before the provider is configured it reads with
+// the Git client of caches for an unconfigured provider.
+func NewControlPlaneDataSource(caches *Caches) func() datasource.DataSource {
+	return func() datasource.DataSource { return &ControlPlaneDataSource{caches: caches} }
 }
 
 // ControlPlaneModel is the data source's configuration and state.
@@ -233,7 +243,7 @@ func (d *ControlPlaneDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	client := d.client
 	if client == nil {
-		client = (*ProviderData)(nil).GitClient()
+		client = d.unconfigured().GitClient()
 	}
 	opts := controlplane.Options{
 		ResolveWorkloads: data.ResolveWorkloads.ValueBool(),

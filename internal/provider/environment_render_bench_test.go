@@ -29,7 +29,7 @@ func BenchmarkRenderResultEncoding(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			res, diags := render.Render("dev", f.Manifests(), render.Options{})
+			res, diags := render.NewEngine().Render("dev", f.Manifests(), render.Options{})
 			if diags.HasError() {
 				b.Fatal(diags)
 			}

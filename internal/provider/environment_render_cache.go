@@ -47,13 +47,17 @@ type cachedRender struct {
 	built     *gitrepo.Tree
 }
 
+// renderCache is the renders of Caches and the engine that renders them.
 type renderCache struct {
+	engine  *render.Engine
 	mu      sync.Mutex
 	entries map[renderKey]*cachedRender
 	order   []renderKey // least recently used first
 }
 
-var sharedRenderCache = &renderCache{entries: map[renderKey]*cachedRender{}}
+func newRenderCache(engine *render.Engine) *renderCache {
+	return &renderCache{engine: engine, entries: map[renderKey]*cachedRender{}}
+}
 
 func renderCacheKey(environment string, manifests []string, opts render.Options) renderKey {
 	h := sha256.New()
@@ -104,7 +108,7 @@ func (c *renderCache) render(environment string, manifests []string, opts render
 	c.mu.Unlock()
 
 	start := time.Now()
-	e.res, e.diags = render.Render(environment, manifests, opts)
+	e.res, e.diags = c.engine.Render(environment, manifests, opts)
 	close(e.done)
 	logRender(opts, "render", environment, manifests, e, start)
 	if stoppedEarly(e.diags) {
@@ -178,9 +182,18 @@ func (e *cachedRender) only(clusterTypes []string) (*render.Result, error) {
 	return e.tree.Only(clusterTypes)
 }
 
-// renderCached renders through the shared cache, narrowed to only's cluster types unless only is nil.
-func renderCached(environment string, manifests []string, opts render.Options, only []string) (*render.Result, model.Diagnostics, error) {
-	e := sharedRenderCache.render(environment, manifests, opts)
+// renders returns the render cache of c, or for nil caches (a test's hand-built ProviderData) one of
+// its own that holds nothing beyond this call.
+func (c *Caches) renderCache() *renderCache {
+	if c == nil {
+		return newRenderCache(render.NewEngine())
+	}
+	return c.renders
+}
+
+// renderCached renders through c's cache, narrowed to only's cluster types unless only is nil.
+func (c *Caches) renderCached(environment string, manifests []string, opts render.Options, only []string) (*render.Result, model.Diagnostics, error) {
+	e := c.renderCache().render(environment, manifests, opts)
 	if e.diags.HasError() || only == nil {
 		return e.res, e.diags, nil
 	}

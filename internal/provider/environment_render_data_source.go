@@ -25,11 +25,12 @@ var (
 // EnvironmentRenderDataSource is kalypso_environment_render.
 type EnvironmentRenderDataSource struct {
 	provider *ProviderData
+	caches   *Caches
 }
 
-// NewEnvironmentRenderDataSource returns the data source.
-func NewEnvironmentRenderDataSource() datasource.DataSource {
-	return &EnvironmentRenderDataSource{}
+// NewEnvironmentRenderDataSource returns the data source, rendering through caches.
+func NewEnvironmentRenderDataSource(caches *Caches) func() datasource.DataSource {
+	return func() datasource.DataSource { return &EnvironmentRenderDataSource{caches: caches} }
 }
 
 // EnvironmentRenderModel is the data source's configuration and state.
@@ -156,7 +157,7 @@ func (d *EnvironmentRenderDataSource) Read(ctx context.Context, req datasource.R
 			}
 		}
 		opts := d.provider.RenderOptions(ctx, data.ConfigValidation.ValueString())
-		res, diags, err := renderCached(data.Environment.ValueString(), manifests, opts, only)
+		res, diags, err := d.caches.renderCached(data.Environment.ValueString(), manifests, opts, only)
 		resp.Diagnostics.Append(engineDiagnostics(diags, path.Root("manifests"), map[string]string{render.OptionConfigValidation: "config_validation"})...)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("only_cluster_types"), "Unknown cluster type", err.Error())

@@ -21,11 +21,14 @@ var _ function.Function = &EnvironmentRenderFunction{}
 // EnvironmentRenderFunction is provider::kalypso::environment_render. Unlike a data source, a function is
 // never deferred to apply when its arguments come from managed resources with pending changes, so the
 // scheduling stays visible in the plan while the model resources themselves change.
-type EnvironmentRenderFunction struct{}
+type EnvironmentRenderFunction struct {
+	caches *Caches
+}
 
-// NewEnvironmentRenderFunction returns the function.
-func NewEnvironmentRenderFunction() function.Function {
-	return &EnvironmentRenderFunction{}
+// NewEnvironmentRenderFunction returns the function, rendering through caches. Terraform never
+// configures the provider instance it calls functions on, so the caches come from the provider itself.
+func NewEnvironmentRenderFunction(caches *Caches) func() function.Function {
+	return func() function.Function { return &EnvironmentRenderFunction{caches: caches} }
 }
 
 func (f *EnvironmentRenderFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
@@ -94,9 +97,9 @@ func (f *EnvironmentRenderFunction) Run(ctx context.Context, req function.RunReq
 		}
 	}
 	manifests, _ := manifestStrings(list)
-	ctx, stop := withProcessStop(ctx) // Terraform does not stop a function's provider instance (interrupt.go)
+	ctx, stop := f.caches.withProcessStop(ctx) // Terraform does not stop a function's provider instance (interrupt.go)
 	defer stop()
-	res, diags, err := renderCached(environment, manifests, limits.Options(ctx, ""), only)
+	res, diags, err := f.caches.renderCached(environment, manifests, limits.Options(ctx, ""), only)
 	if errs := diags.Errors(); len(errs) > 0 {
 		resp.Error = function.ConcatFuncErrors(resp.Error, renderFuncError(errs))
 		return

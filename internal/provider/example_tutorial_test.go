@@ -45,7 +45,7 @@ type terraformCLI struct {
 
 func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
-	return newTerraformCLIWith(t, dir, New("test"))
+	return newTerraformCLIWith(t, dir, New("test", testCaches))
 }
 
 // newTerraformCLIWith is newTerraformCLI with a provider of the test's own (rolloutAzureFactories' reads

@@ -7,7 +7,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -28,61 +27,29 @@ func WithSSHHostKeyFingerprint(fp string) GitClientOption {
 	}
 }
 
-// gitClients holds one client per configured provider instance, so that every
-// resource and data source of that instance shares one cache directory. An entry lives until
-// its provider instance is configured again (KalypsoProvider.setData evicts it) or the process
-// ends; see ARCHITECTURE.md, "Process-wide state".
-var gitClients sync.Map // *ProviderData -> *gitrepo.Client
-
-// unconfiguredData stands for a provider that is not configured yet (Terraform validates before it
-// configures), so that all such calls share one client instead of adding one entry each.
-var unconfiguredData = &ProviderData{}
-
 // forgetGitClient drops the client of a provider configuration that was replaced. Its temporary
-// cache directory stays until the process ends (RemoveTemporaryCaches): an operation that took
+// cache directory stays until the process ends (Caches.Close): an operation that took
 // the client before the eviction may still be using it.
-func forgetGitClient(d *ProviderData) {
+func (c *Caches) forgetGitClient(d *ProviderData) {
 	if d != nil {
-		gitClients.Delete(d)
+		c.gitClients.Delete(d)
 	}
 }
 
 // GitClient returns the provider instance's Git client (shared cache, rewrites,
 // credentials). With options it returns a client that shares the same cache directory.
-// A nil ProviderData (provider not configured) yields a client without credentials.
+// A ProviderData without caches (nil, or built by a test) gets a client of its own each call.
 func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
-	if d == nil {
-		d = unconfiguredData
-	}
-	v, ok := gitClients.Load(d)
-	if !ok {
-		cacheDir := d.CacheDir
-		if cacheDir == "" {
-			// One temporary cache per provider process and configuration, removed when the process ends.
-			if dir, err := gitrepo.NewTemporaryCacheDir(); err == nil {
-				cacheDir = dir
-			}
+	var base *gitrepo.Client
+	if c := d.cachesOrNil(); c != nil {
+		v, ok := c.gitClients.Load(d)
+		if !ok {
+			v, _ = c.gitClients.LoadOrStore(d, d.newGitClient(&c.temporary))
 		}
-		v, _ = gitClients.LoadOrStore(d, &gitrepo.Client{
-			CacheDir:      cacheDir,
-			InspectionDir: d.InspectionDir(),
-			Rewrites:      d.GitURLRewrites,
-			Timeout:       d.GitTimeout,
-			Debug:         debugLog,
-			// URLs from repository content get the token only for these hosts, and name local
-			// repositories only when allowed (gitrepo.Client.ForContent).
-			CredentialHosts:   d.GitCredentialHosts,
-			AllowLocalContent: d.AllowLocalContent,
-			Auth: gitrepo.Auth{
-				LoopbackHTTP:   d.loopbackHTTP(),
-				Token:          d.GitToken,
-				SSHPrivateKey:  d.SSHPrivateKey,
-				SSHKnownHosts:  d.SSHKnownHosts,
-				CACertificates: d.CACertificates,
-			},
-		})
+		base = v.(*gitrepo.Client) //nolint:forcetypeassert // gitClients only ever holds *gitrepo.Client
+	} else {
+		base = d.newGitClient(nil)
 	}
-	base := v.(*gitrepo.Client) //nolint:forcetypeassert // gitClients only ever holds *gitrepo.Client
 	if len(opts) == 0 {
 		return base
 	}
@@ -92,6 +59,38 @@ func (d *ProviderData) GitClient(opts ...GitClientOption) *gitrepo.Client {
 		o(c)
 	}
 	return c
+}
+
+// newGitClient is the Git client of d's configuration (of no configuration for a nil d), with a
+// temporary cache directory recorded in temporary (removed when the process ends) when d sets no cache_dir.
+func (d *ProviderData) newGitClient(temporary *gitrepo.TemporaryCaches) *gitrepo.Client {
+	if d == nil {
+		d = &ProviderData{}
+	}
+	cacheDir := d.CacheDir
+	if cacheDir == "" {
+		if dir, err := temporary.NewDir(); err == nil {
+			cacheDir = dir
+		}
+	}
+	return &gitrepo.Client{
+		CacheDir:      cacheDir,
+		InspectionDir: d.InspectionDir(),
+		Rewrites:      d.GitURLRewrites,
+		Timeout:       d.GitTimeout,
+		Debug:         debugLog,
+		// URLs from repository content get the token only for these hosts, and name local
+		// repositories only when allowed (gitrepo.Client.ForContent).
+		CredentialHosts:   d.GitCredentialHosts,
+		AllowLocalContent: d.AllowLocalContent,
+		Auth: gitrepo.Auth{
+			LoopbackHTTP:   d.loopbackHTTP(),
+			Token:          d.GitToken,
+			SSHPrivateKey:  d.SSHPrivateKey,
+			SSHKnownHosts:  d.SSHKnownHosts,
+			CACertificates: d.CACertificates,
+		},
+	}
 }
 
 // debugLog writes an engine debug event to Terraform's log (TF_LOG=debug). Engine packages take it
@@ -107,15 +106,6 @@ func (d *ProviderData) GitHubClient() (*githubpr.Service, error) {
 	}
 	return githubpr.New(githubpr.Options{BaseURL: d.GitHubBaseURL, Token: d.GitToken, LoopbackHTTP: d.loopbackHTTP(), Debug: debugLog, Limits: d.APILimits})
 }
-
-// RemoveTemporaryCaches deletes the Git caches this process created in the temp dir because no cache_dir
-// was set. main calls it when the plugin server stops.
-func RemoveTemporaryCaches() error {
-	return gitrepo.RemoveTemporaryCaches()
-}
-
-// renderStores holds one delivery.RenderStore per directory, shared by every provider instance that uses it.
-var renderStores sync.Map // string -> *delivery.RenderStore
 
 // RenderStoreDir is where kalypso_gitops_commit keeps the desired trees its plans render, for the apply in
 // the next provider process: renders/ in cache_dir when one is configured, else in the user's cache
@@ -148,9 +138,13 @@ func (d *ProviderData) RenderStore() *delivery.RenderStore {
 	if dir == "" {
 		return nil
 	}
-	v, ok := renderStores.Load(dir)
+	c := d.cachesOrNil()
+	if c == nil {
+		return delivery.NewRenderStore(dir)
+	}
+	v, ok := c.renderStores.Load(dir)
 	if !ok {
-		v, _ = renderStores.LoadOrStore(dir, delivery.NewRenderStore(dir))
+		v, _ = c.renderStores.LoadOrStore(dir, delivery.NewRenderStore(dir))
 	}
 	return v.(*delivery.RenderStore) //nolint:forcetypeassert // renderStores only ever holds *delivery.RenderStore
 }

@@ -10,11 +10,12 @@ import "testing"
 // live configuration; the new configuration gets a client of its own.
 func TestConfigure_EvictsTheGitClientOfTheReplacedConfiguration(t *testing.T) {
 	t.Parallel()
-	p := &KalypsoProvider{}
-	first := &ProviderData{CacheDir: t.TempDir()}
+	caches := NewCaches()
+	p := &KalypsoProvider{caches: caches}
+	first := &ProviderData{CacheDir: t.TempDir(), caches: caches}
 	p.setData(first)
 	c1 := first.GitClient()
-	if _, ok := gitClients.Load(first); !ok {
+	if _, ok := caches.gitClients.Load(first); !ok {
 		t.Fatal("the first configuration has no client")
 	}
 	p.setData(first) // the same configuration again keeps its client
@@ -22,16 +23,16 @@ func TestConfigure_EvictsTheGitClientOfTheReplacedConfiguration(t *testing.T) {
 		t.Error("configuring the same data again replaced its client")
 	}
 
-	second := &ProviderData{CacheDir: t.TempDir()}
+	second := &ProviderData{CacheDir: t.TempDir(), caches: caches}
 	p.setData(second)
-	if _, ok := gitClients.Load(first); ok {
+	if _, ok := caches.gitClients.Load(first); ok {
 		t.Error("the replaced configuration's client is still cached")
 	}
 	if c2 := second.GitClient(); c2 == c1 || c2.CacheDir != second.CacheDir {
 		t.Errorf("the new configuration's client: %+v", c2)
 	}
 	p.setData(nil)
-	if _, ok := gitClients.Load(second); ok {
+	if _, ok := caches.gitClients.Load(second); ok {
 		t.Error("the second configuration's client is still cached")
 	}
 }
@@ -40,7 +41,8 @@ func TestConfigure_EvictsTheGitClientOfTheReplacedConfiguration(t *testing.T) {
 // temporary cache directory) each.
 func TestGitClient_UnconfiguredCallsShareOneClient(t *testing.T) {
 	t.Parallel()
-	if a, b := (*ProviderData)(nil).GitClient(), (*ProviderData)(nil).GitClient(); a != b {
+	ds := NewControlPlaneDataSource(NewCaches())().(*ControlPlaneDataSource)
+	if a, b := ds.unconfigured().GitClient(), ds.unconfigured().GitClient(); a != b || a == nil {
 		t.Error("two unconfigured calls got two clients")
 	}
 }

@@ -50,7 +50,7 @@ func (c *testClock) Then(times ...time.Time) {
 }
 
 func providerAt(clock *testClock) func() provider.Provider {
-	return func() provider.Provider { return &KalypsoProvider{version: "test", now: clock.Now} }
+	return func() provider.Provider { return &KalypsoProvider{version: "test", caches: testCaches, now: clock.Now} }
 }
 
 // newClockRig is a lifecycleRig whose provider reads clock.

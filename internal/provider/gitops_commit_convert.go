@@ -43,6 +43,8 @@ type gitopsCommitModel struct {
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
 	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
+	Adopt                 types.Bool   `tfsdk:"adopt"`
+	AdoptedFrom           types.String `tfsdk:"adopted_from"`
 	MaxChanges            types.String `tfsdk:"max_changes"`
 	MaxDeletePercent      types.String `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
@@ -226,6 +228,7 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
 		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(), Render: !m.Render.IsNull(),
 		MaxChanges: wholeNumber(m.MaxChanges), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
+		Adopt: m.Adopt.ValueBool(), AdoptedFrom: m.AdoptedFrom.ValueString(),
 	}
 	if !m.MaxDeletePercent.IsNull() {
 		s.MaxDeletePercent = wholeNumber(m.MaxDeletePercent)
@@ -312,13 +315,13 @@ func (r *GitopsCommitResource) desiredFiles(ctx context.Context, m *gitopsCommit
 			diags.Append(engineDiagnostics(last.Warnings, manifestsPath, nil)...)
 			return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: last.Warnings}, reused: last.Tree, configKey: configKey}
 		}
-		if !sharedRenderCache.has(key) && !fresh {
+		if !r.data.cachesOrNil().renderCache().has(key) && !fresh {
 			if rec, tree, ok := r.storedRender(ctx, inputs); ok {
 				diags.Append(engineDiagnostics(rec.Warnings, manifestsPath, nil)...)
 				return desired{known: true, record: delivery.RenderRecord{Inputs: inputs, Warnings: rec.Warnings}, summary: rec.Summary, stored: tree, configKey: configKey}
 			}
 		}
-		e := sharedRenderCache.render(rm.Environment.ValueString(), manifests, opts)
+		e := r.data.cachesOrNil().renderCache().render(rm.Environment.ValueString(), manifests, opts)
 		diags.Append(engineDiagnostics(e.diags, manifestsPath, map[string]string{render.OptionConfigValidation: "render.config_validation"})...)
 		if diags.HasError() {
 			return desired{}

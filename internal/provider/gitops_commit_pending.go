@@ -42,12 +42,6 @@ func NewProtocol6Server(newProvider func() provider.Provider) func() tfprotov6.P
 	}
 }
 
-// NewProtocol6ServerWithError is NewProtocol6Server for terraform-plugin-testing's ProtoV6ProviderFactories.
-func NewProtocol6ServerWithError(newProvider func() provider.Provider) func() (tfprotov6.ProviderServer, error) {
-	serve := NewProtocol6Server(newProvider)
-	return func() (tfprotov6.ProviderServer, error) { return serve(), nil }
-}
-
 type pendingChangeServer struct {
 	tfprotov6.ProviderServer
 }

@@ -152,7 +152,7 @@ func testPlanAfterApply(t *testing.T, bin string) {
 // is read as empty, through the protocol server Terraform talks to.
 func TestGitopsCommitUpgradeResourceState(t *testing.T) {
 	t.Parallel()
-	srv := NewProtocol6Server(New("test"))()
+	srv := NewProtocol6Server(New("test", testCaches))()
 	ctx := context.Background()
 	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
 		t.Fatal(err)

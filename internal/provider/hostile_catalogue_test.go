@@ -269,7 +269,7 @@ func pathOf(d diag.Diagnostic) any {
 func TestHostileInputCatalogue_RenderWarningAtManifestIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	srv, err := providerserver.NewProtocol6WithError(New("test", testCaches)())()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ package provider
 
 import (
 	"context"
-	"sync"
 )
 
 // Terraform calls provider functions on a provider instance that it never configures, and on Ctrl-C it
@@ -15,24 +14,22 @@ import (
 // process group, this one included; main hands that signal here, and function renders stop on it as
 // well as on their own context.
 
-var (
-	processStopMu sync.Mutex
-	processStop   = context.Background()
-)
-
-// SetProcessStop makes ctx, when done, stop every function render of this process. main passes a
-// context that the process's SIGINT cancels.
-func SetProcessStop(ctx context.Context) {
-	processStopMu.Lock()
-	defer processStopMu.Unlock()
-	processStop = ctx
+// SetProcessStop makes ctx, when done, stop every function render that uses c. main passes a context
+// that the process's SIGINT cancels.
+func (c *Caches) SetProcessStop(ctx context.Context) {
+	c.stopMu.Lock()
+	defer c.stopMu.Unlock()
+	c.stop = ctx
 }
 
-// withProcessStop returns ctx, also canceled when the process stop context is done.
-func withProcessStop(ctx context.Context) (context.Context, context.CancelFunc) {
-	processStopMu.Lock()
-	stop := processStop
-	processStopMu.Unlock()
+// withProcessStop returns ctx, also canceled when c's process stop context is done.
+func (c *Caches) withProcessStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c == nil {
+		return context.WithCancel(ctx)
+	}
+	c.stopMu.Lock()
+	stop := c.stop
+	c.stopMu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	if stop.Err() != nil {
 		cancel() // AfterFunc would cancel too, but from another goroutine, later

@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	_ = testCaches.Close()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -26,7 +26,7 @@ import (
 func modelResourceTypes(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, f := range New("test")().Resources(context.Background()) {
+	for _, f := range New("test", testCaches)().Resources(context.Background()) {
 		var resp fwresource.MetadataResponse
 		f().Metadata(context.Background(), fwresource.MetadataRequest{ProviderTypeName: "kalypso"}, &resp)
 		if resp.TypeName != "kalypso_gitops_commit" {

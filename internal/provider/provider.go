@@ -35,6 +35,8 @@ var (
 // KalypsoProvider is the provider implementation.
 type KalypsoProvider struct {
 	version string
+	// caches are the process's (main.go builds them once); each configuration's ProviderData carries them.
+	caches *Caches
 
 	mu   sync.Mutex
 	data *ProviderData // the last configuration, whose Git client a new one replaces
@@ -52,8 +54,8 @@ func (p *KalypsoProvider) setData(data *ProviderData) {
 	prev := p.data
 	p.data = data
 	p.mu.Unlock()
-	if prev != data {
-		forgetGitClient(prev)
+	if prev != data && p.caches != nil {
+		p.caches.forgetGitClient(prev)
 	}
 }
 
@@ -120,6 +122,8 @@ type ProviderData struct {
 
 	// azure is nil except in tests (azureOverride).
 	azure *azureOverride
+	// caches are the provider process's (KalypsoProvider.caches); nil in a ProviderData a test builds.
+	caches *Caches
 	// now is nil except in tests (KalypsoProvider.now); Now reads it.
 	now func() time.Time
 }
@@ -151,9 +155,9 @@ func configuredProviderData(v any, diags *diag.Diagnostics) *ProviderData {
 const DefaultGitTimeout = 2 * time.Minute
 
 // New returns a constructor for the provider.
-func New(version string) func() provider.Provider {
+func New(version string, caches *Caches) func() provider.Provider {
 	return func() provider.Provider {
-		return &KalypsoProvider{version: version}
+		return &KalypsoProvider{version: version, caches: caches}
 	}
 }
 
@@ -248,6 +252,7 @@ func (p *KalypsoProvider) Configure(ctx context.Context, req provider.ConfigureR
 		CACertificates: cfg.CACertificates.ValueString(),
 		GitURLRewrites: map[string]string{},
 		Locations:      &delivery.Locations{},
+		caches:         p.caches,
 		azure:          p.azure,
 		now:            p.now,
 	}
@@ -309,15 +314,16 @@ func (p *KalypsoProvider) Resources(_ context.Context) []func() resource.Resourc
 
 func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewEnvironmentRenderDataSource,
-		NewControlPlaneDataSource,
+		NewEnvironmentRenderDataSource(p.caches),
+		NewControlPlaneDataSource(p.caches),
 		NewRolloutDataSource,
+		NewFleetStatusDataSource,
 	}
 }
 
 func (p *KalypsoProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
-		NewEnvironmentRenderFunction,
+		NewEnvironmentRenderFunction(p.caches),
 	}
 }
 

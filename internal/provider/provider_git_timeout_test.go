@@ -19,7 +19,7 @@ import (
 func configureProvider(t *testing.T, value *string) (*ProviderData, diag.Diagnostics) {
 	t.Helper()
 	ctx := context.Background()
-	p := New("test")()
+	p := New("test", testCaches)()
 	var sr fwprovider.SchemaResponse
 	p.Schema(ctx, fwprovider.SchemaRequest{}, &sr)
 	typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)

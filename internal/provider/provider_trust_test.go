@@ -21,7 +21,7 @@ import (
 func configureWith(t *testing.T, set map[string]tftypes.Value) (*ProviderData, diag.Diagnostics) {
 	t.Helper()
 	ctx := context.Background()
-	p := New("test")()
+	p := New("test", testCaches)()
 	var sr fwprovider.SchemaResponse
 	p.Schema(ctx, fwprovider.SchemaRequest{}, &sr)
 	typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object) //nolint:forcetypeassert // a provider schema is an object

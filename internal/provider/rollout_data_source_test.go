@@ -515,7 +515,7 @@ func rolloutAzureFactories(s *mockresourcegraph.Server) map[string]func() (tfpro
 
 func rolloutAzureProvider(s *mockresourcegraph.Server) func() provider.Provider {
 	return func() provider.Provider {
-		return &KalypsoProvider{version: "test", azure: &azureOverride{
+		return &KalypsoProvider{version: "test", caches: testCaches, azure: &azureOverride{
 			credential: mockresourcegraph.Credential{},
 			clientOptions: &arm.ClientOptions{ClientOptions: policy.ClientOptions{
 				Transport: s.Client(),

@@ -200,7 +200,7 @@ func TestAccRollout_HostileResourceGraph(t *testing.T) { //nolint:paralleltest /
     repository_url = "https://github.com/org/gitops"
   }`, api.URL)
 	cfg := hostileRolloutConfig(r, "", source)
-	factories := map[string]func() (tfprotov6.ProviderServer, error){"kalypso": providerserver.NewProtocol6WithError(&KalypsoProvider{version: "test", azure: &azureOverride{
+	factories := map[string]func() (tfprotov6.ProviderServer, error){"kalypso": providerserver.NewProtocol6WithError(&KalypsoProvider{version: "test", caches: testCaches, azure: &azureOverride{
 		credential: hostileAzureCredential{},
 		clientOptions: &arm.ClientOptions{ClientOptions: policy.ClientOptions{
 			Transport: api.Client(),

@@ -125,7 +125,7 @@ func BenchmarkComposeConfig(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			job := NewEngine().newAssignmentJob("dev", f.set, f.targets, Options{})
 			for k := range f.assignments {
-				platformconfig.CopyConfig(job.sources.ComposeShared(benchTarget(job, &f.assignments[k])))
+				platformconfig.CopyConfig(composeShared(job.sources, benchTarget(job, &f.assignments[k])))
 			}
 		}
 	})
@@ -146,7 +146,7 @@ func BenchmarkTemplate(b *testing.B) {
 			data[k] = &templating.Data{
 				DeploymentTargetName: t.Name, Namespace: a.Namespace, Environment: "dev", Workspace: t.Workspace,
 				Workload: t.Workload, Labels: t.Labels, Manifests: t.Manifests, ClusterType: a.ClusterType,
-				ConfigData: platformconfig.CopyConfig(job.sources.ComposeShared(benchTarget(job, a))),
+				ConfigData: platformconfig.CopyConfig(composeShared(job.sources, benchTarget(job, a))),
 			}
 		}
 		b.StartTimer()
@@ -272,4 +272,10 @@ func sampleHeapInuse(fn func()) uint64 {
 	close(done)
 	<-stopped
 	return peak
+}
+
+// composeShared is the composed config of t as the render shares it (platformconfig's ComposeShared).
+func composeShared(s *platformconfig.Sources, t platformconfig.Target) map[string]interface{} {
+	data, _ := s.ComposeSharedKeySides(s.ClusterTypeSide(t.ClusterTypeName, t.ClusterTypeLabels), s.TargetSide(t.DeploymentTarget, t.TargetLabels), t)
+	return data
 }

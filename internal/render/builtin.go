@@ -121,15 +121,6 @@ func (r *builtinRegistry) is(name string, tmpl *model.Template) bool {
 	return ok && b.template == tmpl
 }
 
-// BuiltinTemplateNames lists the built-in templates in the order the templates guide presents them.
-func BuiltinTemplateNames() []string {
-	names := make([]string, len(builtins.ordered))
-	for i, b := range builtins.ordered {
-		names[i] = b.template.Metadata.Name
-	}
-	return names
-}
-
 // BuiltinReconcilers describes the built-in templates of type reconciler in Markdown, each with the
 // project it configures ("`arc-flux` for Flux, `argocd` for Argo CD"), for the cluster_type schema.
 func BuiltinReconcilers() string {

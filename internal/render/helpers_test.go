@@ -178,3 +178,18 @@ func presetFleet(t testing.TB, name string) fleet.Fleet {
 	}
 	return generated
 }
+
+// BuiltinTemplateNames lists the built-in templates in the order the templates guide presents them.
+func BuiltinTemplateNames() []string {
+	names := make([]string, len(builtins.ordered))
+	for i, b := range builtins.ordered {
+		names[i] = b.template.Metadata.Name
+	}
+	return names
+}
+
+// invalid returns the first YAML syntax error of text, or nil; names are the assignment's names.
+func (c *yamlChecker) invalid(text string, names ...string) error {
+	m := newMaskNames(names)
+	return c.invalidMasked(text, &m)
+}

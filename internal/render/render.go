@@ -104,7 +104,9 @@ type Result struct {
 	ContentHash    string
 }
 
-// Engine renders environments; it caches parsed templates and compiled schemas across calls.
+// Engine renders environments; it caches parsed templates, the template functions' memos and compiled
+// schemas across calls. Its owner builds it once (the provider's Caches) and keeps it; renders on
+// different engines share nothing.
 type Engine struct {
 	templates *templating.Engine
 	schemas   *platformconfig.SchemaCache
@@ -113,13 +115,6 @@ type Engine struct {
 // NewEngine returns an engine with empty caches.
 func NewEngine() *Engine {
 	return &Engine{templates: templating.NewEngine(), schemas: platformconfig.NewSchemaCache()}
-}
-
-var defaultEngine = NewEngine()
-
-// Render parses the manifests and renders one environment with the shared default engine.
-func Render(environment string, manifests []string, opts Options) (*Result, model.Diagnostics) {
-	return defaultEngine.Render(environment, manifests, opts)
 }
 
 // Render parses the manifests and renders one environment.

@@ -18,7 +18,7 @@ func TestRenderMatchesUpstreamFixtures(t *testing.T) {
 	for _, name := range fixtures.TutorialCases {
 		t.Run(name, func(t *testing.T) {
 			c := fixtures.Load(t, name)
-			res, diags := Render(c.Environment, c.Manifests(), Options{})
+			res, diags := NewEngine().Render(c.Environment, c.Manifests(), Options{})
 			if diags.HasError() {
 				t.Fatalf("render failed: %v", diags)
 			}
@@ -52,7 +52,7 @@ func TestRenderAssignmentsMatchUpstreamFixtures(t *testing.T) {
 			if err := json.Unmarshal(raw, &want); err != nil {
 				t.Fatal(err)
 			}
-			res, diags := Render(c.Environment, c.Manifests(), Options{})
+			res, diags := NewEngine().Render(c.Environment, c.Manifests(), Options{})
 			if diags.HasError() {
 				t.Fatalf("render failed: %v", diags)
 			}

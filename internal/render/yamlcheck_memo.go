@@ -132,12 +132,6 @@ func (c *yamlChecker) storeShape(shape templating.Shape, text string) {
 
 type maskedKey [2]uint64
 
-// invalid returns the first YAML syntax error of text, or nil; names are the assignment's names.
-func (c *yamlChecker) invalid(text string, names ...string) error {
-	m := newMaskNames(names)
-	return c.invalidMasked(text, &m)
-}
-
 // invalidMasked is invalid with the assignment's names analysed once for all of its texts.
 func (c *yamlChecker) invalidMasked(text string, names *maskNames) error {
 	if unmaskable(text) {

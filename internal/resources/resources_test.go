@@ -186,15 +186,13 @@ spec:
 // registration annotation so that the engine links them, and the targets get the effective labels.
 func TestSourcedWorkloadLinksAndDerivesTargets(t *testing.T) {
 	t.Parallel()
-	docs, err := workloadsource.ExtractWorkloads(map[string][]byte{
-		"workload.yaml":      []byte(sourcedWorkload),
-		"kustomization.yaml": []byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"),
-		"README.md":          []byte("# not yaml"),
-	}, "platform-svc")
+	// What workloadsource.FetchDocuments returns for a repository holding sourcedWorkload (its own tests
+	// read such repositories): the document, linked to the registration.
+	linked, err := workloadsource.Link(sourcedWorkload, "platform-svc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	workloads, err := DecodeWorkloads(docs)
+	workloads, err := DecodeWorkloads([]workloadsource.Document{{File: "workload.yaml", Index: 0, Line: 1, Name: "observability", Text: linked}})
 	if err != nil {
 		t.Fatal(err)
 	}

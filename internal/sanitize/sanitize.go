@@ -206,9 +206,6 @@ func (s Sanitizer) Error(err error) error {
 	return &sanitized{msg: s.String(err.Error()), err: err}
 }
 
-// String sanitizes text with no configured secrets (see Sanitizer.String).
-func String(text string) string { return Sanitizer{}.String(text) }
-
 // Error sanitizes err with no configured secrets (see Sanitizer.Error).
 func Error(err error) error { return Sanitizer{}.Error(err) }
 

@@ -15,12 +15,12 @@ import (
 // the map's identity, so the thousands of assignments that share it skip even the canonical encoding
 // that the content memo needs, which walks and sorts the whole config.
 //
-// The registry holds each frozen map, so that its address cannot be reused by another map while its
-// entry exists.
-var frozenConfigs = struct {
+// The registry, one per Engine (memos), holds each frozen map, so that its address cannot be reused by
+// another map while its entry exists.
+type frozenConfigs struct {
 	sync.RWMutex
 	entries map[unsafe.Pointer]*frozenEntry
-}{entries: map[unsafe.Pointer]*frozenEntry{}}
+}
 
 // frozenLimit bounds the registry; when it is full, it starts again empty.
 const frozenLimit = 1 << 14
@@ -40,37 +40,37 @@ func mapIdentity(m map[string]interface{}) unsafe.Pointer {
 }
 
 // freeze registers m as frozen.
-func freeze(m map[string]interface{}) {
+func (f *frozenConfigs) freeze(m map[string]interface{}) {
 	if m == nil {
 		return
 	}
 	id := mapIdentity(m)
-	frozenConfigs.RLock()
-	_, ok := frozenConfigs.entries[id]
-	frozenConfigs.RUnlock()
+	f.RLock()
+	_, ok := f.entries[id]
+	f.RUnlock()
 	if ok {
 		return
 	}
-	frozenConfigs.Lock()
-	defer frozenConfigs.Unlock()
-	if _, ok := frozenConfigs.entries[id]; ok {
+	f.Lock()
+	defer f.Unlock()
+	if _, ok := f.entries[id]; ok {
 		return
 	}
-	if len(frozenConfigs.entries) >= frozenLimit {
-		frozenConfigs.entries = map[unsafe.Pointer]*frozenEntry{}
+	if len(f.entries) >= frozenLimit {
+		f.entries = map[unsafe.Pointer]*frozenEntry{}
 	}
-	frozenConfigs.entries[id] = &frozenEntry{config: m}
+	f.entries[id] = &frozenEntry{config: m}
 }
 
-// frozenEntryOf returns the registry's entry for v when v is a frozen map, or nil.
-func frozenEntryOf(v interface{}) *frozenEntry {
+// entryOf returns the registry's entry for v when v is a frozen map, or nil.
+func (f *frozenConfigs) entryOf(v interface{}) *frozenEntry {
 	m, ok := v.(map[string]interface{})
 	if !ok || m == nil {
 		return nil
 	}
-	frozenConfigs.RLock()
-	e := frozenConfigs.entries[mapIdentity(m)]
-	frozenConfigs.RUnlock()
+	f.RLock()
+	e := f.entries[mapIdentity(m)]
+	f.RUnlock()
 	return e
 }
 
@@ -78,11 +78,11 @@ func frozenEntryOf(v interface{}) *frozenEntry {
 // nested too deeply still counts as more than any real limit (uncountedSize+1).
 const uncountedSize = math.MaxInt / 4
 
-// frozenSize returns valueSize(reflect.ValueOf(v), limit, 0) as its callers use it, and true, when v is
+// size returns valueSize(reflect.ValueOf(v), limit, 0) as its callers use it, and true, when v is
 // a frozen map: the full size, which is more than limit exactly when valueSize with that limit is (a
 // truncated count stops only once it is past its limit).
-func frozenSize(v interface{}) (int, bool) {
-	e := frozenEntryOf(v)
+func (f *frozenConfigs) size(v interface{}) (int, bool) {
+	e := f.entryOf(v)
 	if e == nil {
 		return 0, false
 	}
@@ -90,12 +90,12 @@ func frozenSize(v interface{}) (int, bool) {
 	return e.size, true
 }
 
-// frozenYAML returns toYaml of v and true when v is a frozen map.
-func frozenYAML(v interface{}) (string, bool) {
-	e := frozenEntryOf(v)
+// yaml returns toYaml of v, through memo, and true when v is a frozen map.
+func (f *frozenConfigs) yaml(v interface{}, memo *yamlMemo) (string, bool) {
+	e := f.entryOf(v)
 	if e == nil {
 		return "", false
 	}
-	e.once.Do(func() { e.yaml = memoizedToYAML(e.config) })
+	e.once.Do(func() { e.yaml = memo.toYAML(e.config) })
 	return e.yaml, true
 }

@@ -43,24 +43,26 @@ func TestToYAMLOfFrozenConfig(t *testing.T) {
 			t.Errorf("unfrozen config: %q, %v, want %q", got, err, want)
 		}
 	}
-	if _, ok := frozenYAML(own); ok {
+	if _, ok := e.memos.frozen.yaml(own, &e.memos.yaml); ok {
 		t.Errorf("an unfrozen map was registered as frozen")
 	}
 }
 
-func TestFrozenRegistryIsBounded(t *testing.T) { //nolint:paralleltest // it fills the process-wide frozen-config registry until it starts again empty, which would drop the entries parallel tests rely on
+func TestFrozenRegistryIsBounded(t *testing.T) {
+	t.Parallel()
+	frozen := &newMemos().frozen
 	for i := 0; i < frozenLimit+10; i++ {
-		freeze(map[string]interface{}{"i": i})
+		frozen.freeze(map[string]interface{}{"i": i})
 	}
-	frozenConfigs.RLock()
-	n := len(frozenConfigs.entries)
-	frozenConfigs.RUnlock()
+	frozen.RLock()
+	n := len(frozen.entries)
+	frozen.RUnlock()
 	if n > frozenLimit {
 		t.Errorf("registry holds %d entries, limit %d", n, frozenLimit)
 	}
 }
 
-// The argument guard counts a frozen config's size once (frozenSize); a config over the output limit, or
+// The argument guard counts a frozen config's size once (frozenConfigs.size); a config over the output limit, or
 // nested too deeply, must still be refused every time, and the count must be valueSize's.
 func TestFrozenConfigArgumentsStayWithinLimits(t *testing.T) {
 	t.Parallel()
@@ -89,11 +91,11 @@ func TestFrozenConfigArgumentsStayWithinLimits(t *testing.T) {
 			}
 		}
 	}
-	n, ok := frozenSize(small)
+	n, ok := e.memos.frozen.size(small)
 	if want := valueSize(reflect.ValueOf(small), uncountedSize, 0); !ok || n != want {
 		t.Errorf("frozenSize(small) = %d, %v; want %d, true", n, ok, want)
 	}
-	if _, ok := frozenSize(map[string]interface{}{"not": "frozen"}); ok {
+	if _, ok := e.memos.frozen.size(map[string]interface{}{"not": "frozen"}); ok {
 		t.Errorf("frozenSize of an unfrozen map reported a size")
 	}
 }

@@ -35,39 +35,42 @@ type indentEntry struct {
 	input, output string
 }
 
-var indentMemo = struct {
+// indentMemo is the memo of one Engine (memos).
+type indentMemo struct {
 	sync.RWMutex
 	entries map[indentKey]indentEntry
-}{entries: map[indentKey]indentEntry{}}
+}
 
-// Indent is sprig's indent: every line of v, prefixed by spaces spaces.
+// Indent is sprig's indent: every line of v, prefixed by spaces spaces. Templates call it through their
+// Engine's memo (memos.indentFunc).
 func Indent(spaces int, v string) string {
-	return memoizedIndent(spaces, v, false)
+	return indent(spaces, v, false)
 }
 
 // Nindent is sprig's nindent: Indent after a newline.
 func Nindent(spaces int, v string) string {
-	return memoizedIndent(spaces, v, true)
+	return indent(spaces, v, true)
 }
 
-func memoizedIndent(spaces int, v string, newline bool) string {
+// indented is indent, memoized for inputs of at least indentMemoMin bytes.
+func (m *indentMemo) indented(spaces int, v string, newline bool) string {
 	if len(v) < indentMemoMin {
 		return indent(spaces, v, newline)
 	}
 	key := indentKey{data: unsafe.StringData(v), size: len(v), spaces: spaces, newline: newline}
-	indentMemo.RLock()
-	e, ok := indentMemo.entries[key]
-	indentMemo.RUnlock()
+	m.RLock()
+	e, ok := m.entries[key]
+	m.RUnlock()
 	if ok {
 		return e.output
 	}
 	out := indent(spaces, v, newline)
-	indentMemo.Lock()
-	if len(indentMemo.entries) >= indentMemoLimit {
-		indentMemo.entries = map[indentKey]indentEntry{}
+	m.Lock()
+	if len(m.entries) >= indentMemoLimit {
+		m.entries = map[indentKey]indentEntry{}
 	}
-	indentMemo.entries[key] = indentEntry{input: v, output: out}
-	indentMemo.Unlock()
+	m.entries[key] = indentEntry{input: v, output: out}
+	m.Unlock()
 	return out
 }
 

@@ -10,8 +10,9 @@ import (
 	"github.com/Masterminds/sprig/v3"
 )
 
-// Indent and Nindent replace sprig's indent and nindent with memoized copies; for every input, first
-// call or memo hit, they must return what sprig returns.
+// Indent and Nindent replace sprig's indent and nindent, and templates call memoized copies of them
+// (memos.indentFunc, memos.nindentFunc); for every input, first call or memo hit, they must return what
+// sprig returns.
 func TestIndentMatchesSprig(t *testing.T) {
 	t.Parallel()
 	sprigIndent := sprig.TxtFuncMap()["indent"].(func(int, string) string)
@@ -20,13 +21,14 @@ func TestIndentMatchesSprig(t *testing.T) {
 	inputs := []string{"", "one line", "a\nb\n", "\n\n", long, long + "\n", long[:indentMemoMin], long[:indentMemoMin-1]}
 	// The same content in another string must not depend on which string was seen first.
 	inputs = append(inputs, strings.Clone(long))
+	m := newMemos()
 	for round := 0; round < 2; round++ {
 		for _, in := range inputs {
 			for _, spaces := range []int{0, 2, 4} {
-				if got, want := Indent(spaces, in), sprigIndent(spaces, in); got != want {
+				if got, want := m.indentFunc(spaces, in), sprigIndent(spaces, in); got != want {
 					t.Errorf("round %d: Indent(%d, %.20q...) = %.40q..., want %.40q...", round, spaces, in, got, want)
 				}
-				if got, want := Nindent(spaces, in), sprigNindent(spaces, in); got != want {
+				if got, want := m.nindentFunc(spaces, in), sprigNindent(spaces, in); got != want {
 					t.Errorf("round %d: Nindent(%d, %.20q...) = %.40q..., want %.40q...", round, spaces, in, got, want)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"strings"
@@ -97,6 +98,8 @@ type execState struct {
 	spent    int
 	err      *LimitError
 	funcs    template.FuncMap
+	// memos are the Engine's, which the bound toYaml, stringify, indent and nindent use.
+	memos *memos
 }
 
 func (s *execState) reset(lim Limits) {
@@ -164,7 +167,7 @@ func (s *execState) guardInterfaces(name string, args ...interface{}) error {
 	for _, a := range args {
 		if str, ok := a.(string); ok {
 			total += 2 + len(str)
-		} else if n, ok := frozenSize(a); ok {
+		} else if n, ok := s.memos.frozen.size(a); ok {
 			total += n
 		} else {
 			total += valueSize(reflect.ValueOf(a), s.max-total, 0)
@@ -215,7 +218,7 @@ func (s *execState) boundFuncs() template.FuncMap {
 		return s.funcs
 	}
 	m := template.FuncMap{limitCheckFunc: s.check}
-	for name, fn := range guardedFuncs {
+	for name, fn := range s.memos.funcs() {
 		if w := s.wrap(name, fn); w != nil {
 			m[name] = w
 		}
@@ -240,6 +243,11 @@ var guardedFuncs = func() template.FuncMap {
 	m["urlquery"] = template.URLQueryEscaper
 	return m
 }()
+
+// guardedFuncMap returns a copy of guardedFuncs, for a caller that changes it.
+func guardedFuncMap() template.FuncMap {
+	return maps.Clone(guardedFuncs)
+}
 
 // parseFuncs are the functions a parse needs to know by name: guardedFuncs and the limit check. An
 // execution binds its own (execState.boundFuncs). Never modified.

@@ -7,37 +7,84 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"text/template"
+	"unsafe"
 )
+
+// memos are the caches behind one Engine's template functions: toYaml output by content (yamlMemo),
+// indent and nindent output by their input's identity (indentMemo, indent.go), and the composed configs
+// that nobody modifies (frozenConfigs, frozen.go). An Engine owns its memos (NewEngine builds them), so
+// two engines share nothing and a test gets empty ones; each is emptied when it is full.
+type memos struct {
+	yaml   yamlMemo
+	indent indentMemo
+	frozen frozenConfigs
+}
+
+func newMemos() *memos {
+	return &memos{
+		yaml:   yamlMemo{entries: map[string]string{}},
+		indent: indentMemo{entries: map[indentKey]indentEntry{}},
+		frozen: frozenConfigs{entries: map[unsafe.Pointer]*frozenEntry{}},
+	}
+}
+
+// toYAML is ToYAML through the memos.
+func (m *memos) toYAML(v interface{}) string {
+	if out, ok := m.frozen.yaml(v, &m.yaml); ok {
+		return out
+	}
+	return m.yaml.toYAML(v)
+}
+
+// stringify is Stringify through the memos.
+func (m *memos) stringify(v interface{}) string { return stringify(v, m.toYAML) }
+
+// indentFunc is Indent through the memos.
+func (m *memos) indentFunc(spaces int, v string) string { return m.indent.indented(spaces, v, false) }
+
+// nindentFunc is Nindent through the memos.
+func (m *memos) nindentFunc(spaces int, v string) string { return m.indent.indented(spaces, v, true) }
+
+// funcs is the function map of guardedFuncMap with toYaml, stringify, indent and nindent bound to m.
+func (m *memos) funcs() template.FuncMap {
+	f := guardedFuncMap()
+	f["toYaml"] = m.toYAML
+	f["stringify"] = m.stringify
+	f["indent"] = m.indentFunc
+	f["nindent"] = m.nindentFunc
+	return f
+}
 
 // Thousands of assignments usually share a handful of distinct platform configs, and yaml.v3 is the most
 // expensive step of rendering them. ToYAML is a pure function of its argument's content, so its output is
 // memoized under a canonical encoding of that content. Values of other types are not memoized.
-var yamlMemo = struct {
+type yamlMemo struct {
 	sync.RWMutex
 	entries map[string]string
-}{entries: map[string]string{}}
+}
 
 // yamlMemoLimit bounds the memo so that a render of all-distinct configs cannot grow it without end.
 const yamlMemoLimit = 4096
 
-func memoizedToYAML(v interface{}) string {
+func (m *yamlMemo) toYAML(v interface{}) string {
 	key, ok := appendCanonical(make([]byte, 0, 256), v)
 	if !ok {
 		return marshalYAML(v)
 	}
-	yamlMemo.RLock()
-	out, hit := yamlMemo.entries[string(key)]
-	yamlMemo.RUnlock()
+	m.RLock()
+	out, hit := m.entries[string(key)]
+	m.RUnlock()
 	if hit {
 		return out
 	}
 	out = marshalYAML(v)
-	yamlMemo.Lock()
-	if len(yamlMemo.entries) >= yamlMemoLimit {
-		yamlMemo.entries = map[string]string{}
+	m.Lock()
+	if len(m.entries) >= yamlMemoLimit {
+		m.entries = map[string]string{}
 	}
-	yamlMemo.entries[string(key)] = out
-	yamlMemo.Unlock()
+	m.entries[string(key)] = out
+	m.Unlock()
 	return out
 }
 

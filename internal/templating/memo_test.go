@@ -29,9 +29,10 @@ func TestMemoizedToYAMLEqualsMarshalAndNeverConfusesTypes(t *testing.T) {
 		1.5,
 	}
 	// Twice: the second round is served from the memo and must still equal a fresh marshal.
+	m := newMemos()
 	for round := 0; round < 2; round++ {
 		for i, v := range values {
-			if got, want := ToYAML(v), marshalYAML(v); got != want {
+			if got, want := m.toYAML(v), marshalYAML(v); got != want {
 				t.Errorf("round %d value %d: ToYAML = %q, marshal = %q", round, i, got, want)
 			}
 		}

@@ -111,7 +111,7 @@ func (e *Engine) rerenderCut(text string, data *Data, st *execState) (string, bo
 	if cached.parsed.modifies {
 		data.ownConfig()
 	}
-	bound := cached.parsed.get()
+	bound := cached.parsed.get(e.memos)
 	defer cached.parsed.put(bound)
 	inner := bound.state
 	// The re-render shares the first execution's limits and budget.

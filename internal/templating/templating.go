@@ -67,12 +67,10 @@ func disabledFunction(name string) func(...interface{}) (string, error) {
 	}
 }
 
-// ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "".
+// ToYAML is yaml.v3 Marshal with the final newline trimmed; errors render as "". Templates call it
+// through their Engine's memos (memos.toYAML), which return the same text.
 func ToYAML(v interface{}) string {
-	if out, ok := frozenYAML(v); ok {
-		return out
-	}
-	return memoizedToYAML(v)
+	return marshalYAML(v)
 }
 
 func marshalYAML(v interface{}) string {
@@ -88,9 +86,14 @@ func marshalYAML(v interface{}) string {
 // final newline kept (so ToYAML prints it as a `|` block), then the map is rendered with ToYAML. Other
 // types, including yaml.v2 maps (map[interface{}]interface{}) and .Labels (map[string]string), are ToYAML.
 func Stringify(v interface{}) string {
+	return stringify(v, ToYAML)
+}
+
+// stringify is Stringify with toYAML as ToYAML.
+func stringify(v interface{}, toYAML func(interface{}) string) string {
 	in, ok := v.(map[string]interface{})
 	if !ok {
-		return ToYAML(v)
+		return toYAML(v)
 	}
 	out := make(map[string]interface{}, len(in))
 	for key, val := range in {
@@ -105,7 +108,7 @@ func Stringify(v interface{}) string {
 			out[key] = string(b)
 		}
 	}
-	return ToYAML(out)
+	return toYAML(out)
 }
 
 // Hash is mitchellh/hashstructure (v1) of the value.
@@ -127,6 +130,8 @@ func Unquote(v interface{}) string {
 type Engine struct {
 	mu     sync.RWMutex
 	parsed map[string]*parseResult
+	// memos are the caches of the template functions, shared by every execution of this engine.
+	memos *memos
 	// nested holds the parses of re-rendered output's actions (nested.go).
 	nested nestedParses
 }
@@ -154,7 +159,7 @@ type boundTemplate struct {
 	state *execState
 }
 
-func (p *parseResult) get() *boundTemplate {
+func (p *parseResult) get(m *memos) *boundTemplate {
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
@@ -163,7 +168,7 @@ func (p *parseResult) get() *boundTemplate {
 		return b
 	}
 	p.mu.Unlock()
-	st := &execState{}
+	st := &execState{memos: m}
 	c := template.Must(p.tmpl.Clone())
 	c.Funcs(st.boundFuncs())
 	return &boundTemplate{tmpl: c, state: st}
@@ -177,7 +182,7 @@ func (p *parseResult) put(b *boundTemplate) {
 
 // NewEngine returns an engine with an empty parse cache.
 func NewEngine() *Engine {
-	return &Engine{parsed: map[string]*parseResult{}}
+	return &Engine{parsed: map[string]*parseResult{}, memos: newMemos()}
 }
 
 func (e *Engine) parse(text string) *parseResult {
@@ -233,9 +238,9 @@ func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (str
 	if parsed.modifies {
 		data.ownConfig()
 	} else if data.ConfigFrozen && !data.configOwned {
-		freeze(data.ConfigData)
+		e.memos.frozen.freeze(data.ConfigData)
 	}
-	bound := parsed.get()
+	bound := parsed.get(e.memos)
 	defer parsed.put(bound)
 	st := bound.state
 	st.reset(lim)

@@ -86,14 +86,6 @@ func fetchDocuments(ctx context.Context, client *gitrepo.Client, reg *model.Work
 	return commit, docs, nil
 }
 
-// ExtractWorkloads returns the Workload documents of the *.yaml/*.yml files, sorted by file path, linked to
-// the registration named registration. Documents of other kinds, and YAML that is not a Kubernetes object,
-// are ignored; a document that is not valid YAML is an error naming its file and index.
-func ExtractWorkloads(files map[string][]byte, registration string) ([]Document, error) {
-	docs, err := extractWorkloads(files, registration)
-	return docs, sanitize.Error(err)
-}
-
 func extractWorkloads(files map[string][]byte, registration string) ([]Document, error) {
 	paths := make([]string, 0, len(files))
 	for p := range files {

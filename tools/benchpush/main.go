@@ -68,7 +68,7 @@ func run(fleetDir, repo, environment string) error {
 		return err
 	}
 	start := time.Now()
-	res, diags := render.Render(environment, manifests, render.Options{})
+	res, diags := render.NewEngine().Render(environment, manifests, render.Options{})
 	if diags.HasError() {
 		return fmt.Errorf("render: %v", diags.Errors())
 	}
