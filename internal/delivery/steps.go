@@ -541,7 +541,11 @@ func (p *Planning) readBranch(ctx context.Context) (*Plan, error) {
 	want := s.Desired(p.Rendered.Files, p.Rendered.Reused, p.Prior != nil && p.Prior.Promoted)
 	want.Built = p.Rendered.Stored
 	start := time.Now()
-	cs, err := ReadBranch(ctx, p.Git, s.PlanRequest(want, lastTree, prState))
+	req := s.PlanRequest(want, lastTree, prState)
+	if p.Move != nil && p.Move.SameBranch {
+		req.Vacating = p.Move.From.Path
+	}
+	cs, err := ReadBranch(ctx, p.Git, req)
 	p.phase("changes planned against the branch", start, err)
 	return cs, err
 }

@@ -683,8 +683,12 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		rollbackRequest(&req, s, rolledBack, prior.CommitSHA.ValueString())
 	}
 	if move != nil && prior != nil {
-		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
+		from, key := r.settings(ctx, prior, diags), r.client(&m).RepositoryKey
+		switch {
+		case delivery.SameBranch(from, s, key):
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
+		case key(from.RepoURL) == key(s.RepoURL): // the remote has the old side's objects on the old branch
+			req.Apply.ReuseBranch, req.Apply.ReusePath = from.Branch, from.Path
 		}
 	}
 	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
