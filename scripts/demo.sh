@@ -4,7 +4,8 @@
 # five stages with terraform plan/apply, printing the assignments and the committed trees. Stage 6 is
 # promotion: a registration lands on the control plane's main, Dev renders it, a fake Dev cluster posts
 # commit statuses to a mock of GitHub's REST API (tools/mockgithub), and Stage's plan goes from "stays"
-# to "moves"; a failed status keeps Stage where it is. Each step is asserted; the script exits non-zero
+# to "moves"; a failed status keeps Stage where it is. Stage 7 (scripts/demo-rollout.sh) rolls Dev out
+# progressively, wave by wave, as fake clusters report. Each step is asserted; the script exits non-zero
 # when one does not hold.
 # TERRAFORM=/path/to/tofu walks them with OpenTofu instead (`make demo TERRAFORM=...`).
 set -euo pipefail
@@ -216,6 +217,9 @@ plan6 converged
 # Only the promotion output changes (moves: true -> false); nothing is left to deliver.
 [ "$(jq '[.resource_changes[] | select(.change.actions != ["no-op"])] | length' plan.json)" = 0 ] || fail "6e: the plan after the promotion changes resources"
 case "$(reason)" in *"stage is already at main@${cp1:0:7}"*) ;; *) fail "6e: reason: $(reason)" ;; esac
+
+# Stage 7: a progressive rollout inside Dev, in its own GitOps repository (scripts/demo-rollout.sh).
+tf="$tf" demo="$demo" github_api="$github_api" bash "$root/scripts/demo-rollout.sh"
 
 for branch in dev stage; do
   echo

@@ -128,6 +128,8 @@ type Plan struct {
 	// proposal and the base branch already holds the desired content: the apply writes nothing and closes
 	// the proposal (proposal.go).
 	Withdraws bool
+	// Record is the ownership record at the path on the branch (nil when there is none): ReadBranch fills it.
+	Record []byte
 }
 
 // Empty reports whether applying changes nothing.

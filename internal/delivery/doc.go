@@ -10,6 +10,6 @@
 // root of its path. The marker is a dot-entry, so the resource never manages or deletes it as part of its
 // files; it has no YAML extension, so neither Flux nor Argo CD applies it to a cluster. A resource whose
 // path has a marker in an ancestor or a descendant directory overlaps another resource's path and is
-// refused at plan time. Two resources with the same path cannot be told apart this way: the marker
-// records a path, not an owner.
+// refused at plan time. A resource that finds at its own path a record it did not write (another
+// state's, see owner.go) is refused too, unless it takes the path over with adopt.
 package delivery

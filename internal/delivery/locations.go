@@ -22,6 +22,32 @@ type Locations struct {
 	// applied holds the locations a create wrote in this process (repository key, branch and path):
 	// with create_before_destroy, the destroy of the replaced object comes after it (Applied).
 	applied map[string]bool
+	// handedOver holds the locations the destroy of a replaced object left to its replacement (HandOver).
+	handedOver map[string]bool
+}
+
+// HandOver records that the destroy of a replaced object left path of branch in the repository key to the
+// create that replaces it, in this process.
+func (l *Locations) HandOver(repoKey, branch, path string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.handedOver == nil {
+		l.handedOver = map[string]bool{}
+	}
+	l.handedOver[repoKey+"\x00"+branch+"\x00"+path] = true
+}
+
+// HandedOver reports whether a destroy handed exactly that location over in this process.
+func (l *Locations) HandedOver(repoKey, branch, path string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.handedOver[repoKey+"\x00"+branch+"\x00"+path]
 }
 
 // Applied records that a create wrote path of branch in the repository key in this process.

@@ -118,6 +118,7 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 	}
 	p.Markers = append(append([]string(nil), ins.Markers...), p.Markers...)
 	sort.Strings(p.Markers)
+	p.Record = ins.RootFiles[MarkerPath(req.Desired.Path)]
 	if req.PullRequest && readBranch != req.Branch && !p.Empty() {
 		if p.Withdraws, err = withdraws(ctx, c, req, p); err != nil {
 			return nil, err

@@ -27,7 +27,8 @@ import (
 // Replaced is what an update's plan records of the resource in state, for the create's plan of a forced
 // replacement.
 type Replaced struct {
-	ID string `json:"id"`
+	ID          string `json:"id"`
+	AdoptedFrom string `json:"adopted_from,omitempty"`
 }
 
 // Marshal encodes the record.
@@ -46,7 +47,7 @@ func ParseReplaced(b []byte) *Prior {
 	if err != nil {
 		return nil
 	}
-	p := &Prior{ID: r.ID, RawPath: dir, Resource: Resource{RepoURL: repoURL, Branch: branch}}
+	p := &Prior{ID: r.ID, RawPath: dir, Resource: Resource{RepoURL: repoURL, Branch: branch, AdoptedFrom: r.AdoptedFrom}}
 	p.Resource.Path, _ = gitrepo.CleanPath(dir)
 	return p
 }
@@ -98,7 +99,7 @@ func (p *Planning) ReplacedRecord() []byte {
 	if p.Prior == nil {
 		return nil
 	}
-	return Replaced{ID: p.Prior.ID}.Marshal()
+	return Replaced{ID: p.Prior.ID, AdoptedFrom: p.Prior.Resource.AdoptedFrom}.Marshal()
 }
 
 // planReplacement checks the create of a forced replacement: at the same location it takes the files

@@ -36,6 +36,11 @@ type Resource struct {
 	Author           gitrepo.Signature
 	MaxChanges       int
 	MaxDeletePercent int
+	// Adopt is adopt: take over a path whose ownership record another resource wrote (owner.go).
+	Adopt bool
+	// AdoptedFrom is the commit whose ownership record this resource took over ("" when it claimed the
+	// path first): part of the record it writes (OwnerRecord).
+	AdoptedFrom string
 }
 
 // PullRequest is the configuration of pull-request mode.
@@ -68,7 +73,7 @@ func (r Resource) RefreshRequest(prNumber int) RefreshRequest {
 // files nil), its ownership record, and the promoted-commit file, removed when priorPromoted and no
 // longer configured.
 func (r Resource) Desired(files map[string][]byte, recordedTree string, priorPromoted bool) Desired {
-	d := Desired{Path: r.Path, Files: files, RecordedTree: recordedTree, RootFiles: map[string][]byte{MarkerPath(r.Path): MarkerContent(displayPath(r.Path))}}
+	d := Desired{Path: r.Path, Files: files, RecordedTree: recordedTree, RootFiles: map[string][]byte{MarkerPath(r.Path): OwnerRecord(displayPath(r.Path), r.AdoptedFrom)}}
 	if rel, under := r.PromotedUnderPath(); under {
 		// The promoted-commit file lies under path (path = ".github"): it is one of the managed files, or
 		// the change set would delete it as undesired and write it back as a root file on every apply.

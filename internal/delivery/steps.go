@@ -324,6 +324,12 @@ func planIdentity(ctx context.Context, p *Planning) error {
 		return nil
 	}
 	p.ID = ID(c.Resource.RepoURL, c.RawPath, c.Resource.Branch)
+	switch {
+	case p.Prior != nil:
+		c.Resource.AdoptedFrom = p.Prior.Resource.AdoptedFrom // the resource's identity, kept in state
+	case p.Replaces != nil:
+		c.Resource.AdoptedFrom = p.Replaces.Resource.AdoptedFrom
+	}
 	if p.Replaces != nil {
 		return p.planReplacement()
 	}
@@ -597,9 +603,12 @@ func (p *Planning) checkStamp() error {
 
 // planOwnership records the desired tree with the resource's claim: two resources spelled exactly alike
 // are one claim, and only their trees tell them apart (Locations.Deliver).
-func planOwnership(_ context.Context, p *Planning) error {
+func planOwnership(ctx context.Context, p *Planning) error {
 	if p.Changes == nil || p.ID == "" {
 		return nil
+	}
+	if err := p.checkOwner(ctx); err != nil {
+		return err
 	}
 	key, dir, ok := p.location()
 	if !ok {

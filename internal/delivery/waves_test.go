@@ -53,6 +53,7 @@ func TestPlanWaves_NarrowsTheChangeSetToTheAdmittedWave(t *testing.T) {
 	plan := func() *Planning {
 		p := planning(repo, "clusters", &filesRenderer{results: []Rendered{desired}})
 		p.Config.Resource.PromotedCommitID = &promoted
+		p.Prior = prior(repo, "clusters", false) // the state of the resource whose ownership record the applies write
 		p.Rollout = &Rollout{Source: source, Now: time.Now(), Expect: rollout.WaveExpect{Clusters: map[string][]string{"drone": {"d1"}, "west": {"w1"}, "east": {"e1"}}},
 			Waves: []rollout.Wave{{Name: "canary", Labels: map[string]string{"ring": "0"}}, {Name: "west", ClusterTypes: []string{"west"}}, {Name: "rest"}}}
 		if err := RunPlan(ctx, p, PlanSteps()); err != nil {

@@ -43,6 +43,8 @@ type gitopsCommitModel struct {
 	SSHHostKeyFingerprint types.String `tfsdk:"ssh_host_key_fingerprint"`
 	RetainOnDestroy       types.Bool   `tfsdk:"retain_on_destroy"`
 	DeletionProtection    types.Bool   `tfsdk:"deletion_protection"`
+	Adopt                 types.Bool   `tfsdk:"adopt"`
+	AdoptedFrom           types.String `tfsdk:"adopted_from"`
 	MaxChanges            types.String `tfsdk:"max_changes"`
 	MaxDeletePercent      types.String `tfsdk:"max_delete_percent"`
 	Changes               types.Map    `tfsdk:"changes"`
@@ -226,6 +228,7 @@ func (r *GitopsCommitResource) settings(ctx context.Context, m *gitopsCommitMode
 		RepoURL: m.RepositoryURL.ValueString(), Branch: m.Branch.ValueString(), Path: dir, CreateBranch: m.CreateBranch.ValueBool(),
 		PromotedCommitID: m.PromotedCommitID.ValueStringPointer(), Message: m.CommitMessage.ValueString(), Render: !m.Render.IsNull(),
 		MaxChanges: wholeNumber(m.MaxChanges), MaxDeletePercent: delivery.DefaultMaxDeletePercent,
+		Adopt: m.Adopt.ValueBool(), AdoptedFrom: m.AdoptedFrom.ValueString(),
 	}
 	if !m.MaxDeletePercent.IsNull() {
 		s.MaxDeletePercent = wholeNumber(m.MaxDeletePercent)

@@ -51,7 +51,7 @@ func (r *GitopsCommitResource) planning(ctx context.Context, plan, state *gitops
 			Resource: r.settings(ctx, plan, diags), RawPath: plan.Path.ValueString(),
 			RepoURLKnown: gitopsKnown(plan.RepositoryURL), BranchKnown: gitopsKnown(plan.Branch), PathKnown: gitopsKnown(plan.Path),
 			SettingsKnown: !plan.PromotedCommitID.IsUnknown() && !plan.PullRequest.IsUnknown() && !plan.MaxChanges.IsUnknown() &&
-				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && rolloutKnown(plan),
+				!plan.MaxDeletePercent.IsUnknown() && !plan.CreateBranch.IsUnknown() && !plan.Adopt.IsUnknown() && rolloutKnown(plan),
 			PullRequestUnknown: plan.PullRequest.IsUnknown(), Window: windowConfig(ctx, plan, diags),
 			Rollback: rollbackConfig(ctx, plan, diags), ReleaseHold: plan.ReleaseHold.ValueBool(),
 		}
@@ -105,6 +105,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, p.Move.Record())...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, replacedKey, p.ReplacedRecord())...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, p.TakeOverRecord())...)
+	plan.AdoptedFrom = adoptedFromValue(p, state)
 	if cs := p.Changes; cs != nil {
 		plan.setChanges(cs)
 		plan.ChangesMarkdown = types.StringValue(p.Markdown)
@@ -135,6 +136,20 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 	}
 }
 
+// adoptedFromValue is the planned adopted_from: the identity the plan's ownership record carries once the
+// change set is known (null for a resource that claimed its path first), the state's until then.
+func adoptedFromValue(p *delivery.Planning, state *gitopsCommitModel) types.String {
+	switch {
+	case p.Changes != nil && p.Config.Resource.AdoptedFrom == "":
+		return types.StringNull()
+	case p.Changes != nil:
+		return types.StringValue(p.Config.Resource.AdoptedFrom)
+	case state != nil:
+		return state.AdoptedFrom
+	}
+	return types.StringUnknown()
+}
+
 // planDecision sets what a plan keeps from the state or leaves unknown (delivery.DecidePlan).
 func planDecision(ctx context.Context, decision delivery.PlanDecision, plan, state *gitopsCommitModel) {
 	switch {
@@ -145,6 +160,10 @@ func planDecision(ctx context.Context, decision delivery.PlanDecision, plan, sta
 		plan.CommitSHA, plan.BaseTreeID = state.CommitSHA, state.BaseTreeID
 		plan.changesFrom(state)
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = state.PullRequestNumber, state.PullRequestURL, state.PullRequestState
+		if !plan.PullRequest.IsNull() && state.PullRequestState.IsNull() {
+			// Pull-request mode newly set (or imported): the apply has nothing to propose and records "none".
+			plan.PullRequestState = types.StringValue(delivery.PullRequestNone)
+		}
 	}
 	if decision.PullRequestUnknown {
 		plan.PullRequestNumber, plan.PullRequestURL, plan.PullRequestState = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()

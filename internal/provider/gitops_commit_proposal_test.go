@@ -106,6 +106,8 @@ func TestAccGitopsCommit_RevertedProposalIsClosed_MockGitHubAPI(t *testing.T) {
 			r := newProposalRig(t, "ghp_REVERTtest0123456789abcdefABCD", fixtures.Merge(gitopsOutside, mode.seed))
 			base := gitserver.Files(t, r.repo, "main")
 			r.write(mode.resource(true))
+			// The seed's ownership record is this resource's once imported (a create would find it owned).
+			r.must("import", "kalypso_gitops_commit.test", "https://github.com/org/fleet.git//clusters?ref=main")
 			r.must("apply", "-auto-approve")
 			r.expectPRs("after the change", mockgithub.PR{Number: 1, State: "open", Head: "kalypso/main", Base: "main"})
 			proposed := gitserver.Head(t, r.repo, "kalypso/main")

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,11 +92,12 @@ func TestAccGitopsCommit_ReplaceInPlace(t *testing.T) {
 	}
 	head = gitserver.Head(t, r.repo, "main")
 
-	// terraform taint: the create takes the files over; the destroy of the tainted object writes nothing.
+	// terraform taint: Terraform plans the create without the tainted object, so the create finds the path
+	// owned and is refused, with the way out; nothing is written. Untainted, the plan is empty again.
 	r.tf.mustRun("taint", "kalypso_gitops_commit.test")
-	out = r.expectExit(2, "plan", "-detailed-exitcode")
-	expectOutput(t, "plan after taint", out, `is tainted, so must be replaced`)
-	r.must("apply", "-auto-approve")
+	out = r.expectExit(1, "plan")
+	expectOutput(t, "plan after taint", out, `Error: The path is owned by another resource`, `run terraform untaint and replace it with terraform apply -replace`)
+	r.tf.mustRun("untaint", "kalypso_gitops_commit.test")
 	unchanged3 := func(when string) {
 		t.Helper()
 		if got := gitserver.Head(t, r.repo, "main"); got != head {
@@ -103,7 +105,7 @@ func TestAccGitopsCommit_ReplaceInPlace(t *testing.T) {
 		}
 		r.expectMain(delivered, 3)
 	}
-	unchanged3("after taint")
+	unchanged3("after taint and untaint")
 	r.expectExit(0, "plan", "-detailed-exitcode")
 
 	// create_before_destroy: the create comes first, and the destroy of the old object finds its location
@@ -138,4 +140,73 @@ func TestAccGitopsCommit_ReplaceCannotMove(t *testing.T) {
 	// Without -replace the same change is a move, applied in one commit.
 	r.must("apply", "-auto-approve")
 	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("envs/dev", files)), 3)
+}
+
+// TestAccGitopsCommit_OwnershipAcrossStates (issue 36 item 4, issue 29 item 1): two configurations with
+// two states on one repository, branch and path. The second is refused at plan, naming the first one's
+// ownership record (repository, branch, path, the commit that wrote it and when), and writes nothing;
+// adopt = true shows the takeover and applies it, after which the first is refused the same way. A move
+// onto another resource's exact path is refused too. Before, the second plan silently planned to delete
+// the first one's files.
+func TestAccGitopsCommit_OwnershipAcrossStates(t *testing.T) {
+	t.Parallel()
+	a := newLifecycleRig(t, gitopsOutside)
+	url := "file://" + a.repo
+	first := map[string]string{"drone/README.md": "first\n"}
+	a.write(lifecycleResource(url, first, "  deletion_protection = false"))
+	a.must("apply", "-auto-approve")
+	claimA := gitserver.Head(t, a.repo, "main")
+
+	b := &lifecycleRig{t: t, work: t.TempDir(), root: a.root, repo: a.repo}
+	b.tf = newTerraformCLI(t, b.work)
+	second := map[string]string{"large/README.md": "second\n"}
+	b.write(lifecycleResource(url, second, "  deletion_protection = false"))
+	refs := gitopsRefs(t, a.repo)
+	out := b.expectExit(1, "plan")
+	expectOutput(t, "plan of a second state on an owned path", out, `Error: The path is owned by another resource`,
+		`path "clusters" on branch "main" of `+regexp.QuoteMeta(url)+` is owned by another kalypso_gitops_commit: its ownership record clusters/\.kalypso-gitops-commit was written by commit `+claimA+` of 20\d\d-`,
+		`Nothing was written`, `set adopt = true`, `terraform import`)
+	if got := gitopsRefs(t, a.repo); got != refs {
+		t.Fatalf("a refused plan wrote to the repository")
+	}
+
+	// adopt = true: the plan shows the takeover, the apply rewrites the record.
+	b.write(lifecycleResource(url, second, "  deletion_protection = false\n  adopt = true"))
+	out = b.expectExit(2, "plan", "-detailed-exitcode", "-out=adopt.tfplan")
+	expectOutput(t, "plan with adopt = true", out, `Warning: The resource takes the path over`, `adopted_from: `+claimA, `adopted_from\s+= "`+claimA+`"`)
+	changes := b.plannedChanges("adopt.tfplan")
+	if got := changes["clusters/.kalypso-gitops-commit"]; !strings.HasPrefix(got, "update") || !strings.Contains(got, "+adopted_from: "+claimA) {
+		t.Errorf("the record's rewrite: %q", got)
+	}
+	if changes["clusters/drone/README.md"] != "delete first\n" || changes["clusters/large/README.md"] != "create second\n" {
+		t.Errorf("adoption changes: %v", changes)
+	}
+	b.must("apply", "adopt.tfplan")
+	claimB := gitserver.Head(t, a.repo, "main")
+	files := gitserver.Files(t, a.repo, "main")
+	if rec := files["clusters/.kalypso-gitops-commit"]; !strings.HasSuffix(rec, "path: clusters\nadopted_from: "+claimA+"\n") || files["clusters/large/README.md"] != "second\n" || files["clusters/drone/README.md"] != "" {
+		t.Errorf("after the takeover: %v", files)
+	}
+	b.expectExit(0, "plan", "-detailed-exitcode")
+
+	// The first state is now refused, naming the takeover.
+	refs = gitopsRefs(t, a.repo)
+	out = a.expectExit(1, "plan")
+	expectOutput(t, "plan of the first state after the takeover", out, `Error: The path is owned by another resource`,
+		`written by commit `+claimB, `which took the path over from the record of commit `+claimA, `Nothing was written`)
+	if got := gitopsRefs(t, a.repo); got != refs {
+		t.Errorf("the first state's refused plan wrote to the repository")
+	}
+
+	// A move onto another resource's exact path is refused the same way.
+	a.write(strings.Replace(lifecycleResource(url, first, "  deletion_protection = false"), `path = "clusters"`, `path = "envs/dev"`, 1))
+	a.tf.mustRun("state", "rm", "kalypso_gitops_commit.test")
+	a.must("apply", "-auto-approve")
+	refs = gitopsRefs(t, a.repo)
+	a.write(lifecycleResource(url, first, "  deletion_protection = false"))
+	out = a.expectExit(1, "plan")
+	expectOutput(t, "plan of a move onto an owned path", out, `Error: The path is owned by another resource`, `written by commit `+claimB)
+	if got := gitopsRefs(t, a.repo); got != refs {
+		t.Errorf("refused plans wrote to the repository")
+	}
 }

@@ -201,6 +201,19 @@ func (r *GitopsCommitResource) Schema(_ context.Context, _ resource.SchemaReques
 					"(and the promoted-commit file and ownership record it wrote) in one commit; in pull-request mode the removal is proposed as a pull request.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			},
+			"adopt": schema.BoolAttribute{
+				MarkdownDescription: "Take over a path whose ownership record (`" + delivery.OwnerMarker + "` at the root of `path`) another " +
+					"kalypso_gitops_commit wrote, in another configuration, state or workspace. Without it such a plan is refused, naming the record: " +
+					"its repository, branch and path, and the commit that wrote it, with its time. With it the plan warns that the resource takes the " +
+					"path over and `changes` shows the record rewritten with `adopted_from`; the other resource is refused at its next plan. " +
+					"`terraform import` takes a path over too. Unset means `false`; it has no effect while the record is this resource's own.",
+				Optional: true,
+			},
+			"adopted_from": schema.StringAttribute{
+				MarkdownDescription: "The commit whose ownership record this resource took over (`adopt = true`, or read back on import); null when it " +
+					"claimed the path first. It is part of the record the resource writes, so two resources in two states never hold the same record.",
+				Computed: true,
+			},
 			"deletion_protection": schema.BoolAttribute{
 				MarkdownDescription: "Refuse, at plan time, a destroy or a move that would delete files under `path` (a replacement at the same location deletes nothing: the new object takes the files over). Defaults to `true`: " +
 					"clusters prune what leaves their folders, so removing a resource (or renaming it in the configuration) would remove every " +
@@ -435,6 +448,7 @@ func (r *GitopsCommitResource) Create(ctx context.Context, req resource.CreateRe
 		// its location taken over (delivery.Locations.WasApplied).
 		s := r.settings(ctx, &m, &resp.Diagnostics)
 		r.data.Locations.Applied(r.client(&m).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+		delivery.DropTakeOver(r.data.RenderStore(), m.ID.ValueString(), s)
 	}
 }
 
@@ -508,6 +522,10 @@ func (r *GitopsCommitResource) Read(ctx context.Context, req resource.ReadReques
 	state.ContentHash, state.CommitSHA = types.StringValue(rec.ContentHash), types.StringValue(rec.CommitSHA)
 	if !gitopsKnown(state.BaseTreeID) { // imported: nothing was applied, the branch is the base of the next plan
 		state.BaseTreeID = state.ContentHash
+		// Import takes the path over as its ownership record stands.
+		if from := delivery.AdoptedFrom(ins.RootFiles[delivery.MarkerPath(s.Path)]); from != "" {
+			state.AdoptedFrom = types.StringValue(from)
+		}
 	}
 	if !rolling {
 		state.PromotedCommitID = types.StringPointerValue(rec.PromotedCommitID)
@@ -544,6 +562,9 @@ func (r *GitopsCommitResource) Delete(ctx context.Context, req resource.DeleteRe
 	s := r.settings(ctx, &state, &resp.Diagnostics)
 	if r.takenOver(ctx, req.Private, s, &state) {
 		tflog.Info(ctx, "nothing to write: the object that replaces this one takes the files under path over")
+		if r.data != nil {
+			r.data.Locations.HandOver(r.client(&state).RepositoryKey(s.RepoURL), s.Branch, s.Path)
+		}
 		return
 	}
 	if deletionProtected(state) {
@@ -577,6 +598,7 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 	imported := &gitopsCommitModel{
 		ID: types.StringValue(delivery.ID(repoURL, dir, branch)), RepositoryURL: types.StringValue(repoURL), Branch: types.StringValue(branch), Path: types.StringValue(dir),
 		CreateBranch: types.BoolValue(false), RetainOnDestroy: types.BoolValue(false), DeletionProtection: types.BoolValue(true), CommitMessage: types.StringValue(delivery.DefaultCommitMessage),
+		Adopt:  types.BoolNull(),
 		Files:  types.MapValueMust(types.StringType, map[string]attr.Value{}),
 		Render: types.ObjectNull(gitopsRenderAttrTypes), Author: types.ObjectNull(gitopsAuthorAttrTypes),
 		PullRequest: types.ObjectNull(gitopsPullRequestAttrTypes), RenderSummary: types.ObjectNull(gitopsRenderSummaryTypes),

@@ -568,6 +568,10 @@ func TestAccGitopsCommit_PullRequestMode_MockGitHubAPI(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
+			{ // the base's ownership record is this resource's once imported (a create would find it owned)
+				Config: cfg(v0, ""), ResourceName: gitopsAddr, ImportState: true, ImportStatePersist: true,
+				ImportStateId: "https://github.com/org/fleet.git//clusters?ref=main",
+			},
 			{ // no change against the base: no PR, no branch
 				Config: cfg(v0, ""),
 				ConfigStateChecks: []statecheck.StateCheck{

@@ -317,6 +317,7 @@ func (p *KalypsoProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewEnvironmentRenderDataSource(p.caches),
 		NewControlPlaneDataSource(p.caches),
 		NewRolloutDataSource,
+		NewFleetStatusDataSource,
 	}
 }
 

@@ -1,0 +1,529 @@
+// Copyright (c) The terraform-provider-kalypso authors.
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/fleetstatus"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
+	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
+	"github.com/kalypso/terraform-provider-kalypso/internal/validators"
+)
+
+var (
+	_ datasource.DataSource              = &FleetStatusDataSource{}
+	_ datasource.DataSourceWithConfigure = &FleetStatusDataSource{}
+)
+
+// FleetStatusDataSource is kalypso_fleet_status: what runs where across environments, from the GitOps
+// branches and the clusters' reports (engine: internal/fleetstatus).
+type FleetStatusDataSource struct {
+	provider *ProviderData
+}
+
+// NewFleetStatusDataSource returns the data source.
+func NewFleetStatusDataSource() datasource.DataSource { return &FleetStatusDataSource{} }
+
+// FleetStatusModel is the data source's configuration and state.
+type FleetStatusModel struct {
+	RepositoryURL types.String `tfsdk:"repository_url"`
+	Path          types.String `tfsdk:"path"`
+	Environments  types.List   `tfsdk:"environments"`
+	ControlPlane  types.Object `tfsdk:"control_plane"`
+	Compare       types.List   `tfsdk:"compare"`
+	History       types.Int64  `tfsdk:"history"`
+	MaxClusters   types.Int64  `tfsdk:"max_clusters"`
+	MetricsWindow types.String `tfsdk:"metrics_window"`
+	AsOf          types.String `tfsdk:"as_of"`
+
+	EnvironmentStatus types.List   `tfsdk:"environment_status"`
+	Rows              types.List   `tfsdk:"rows"`
+	Clusters          types.List   `tfsdk:"clusters"`
+	Comparisons       types.List   `tfsdk:"comparisons"`
+	DriftCount        types.Int64  `tfsdk:"drift_count"`
+	Metrics           types.List   `tfsdk:"metrics"`
+	Markdown          types.String `tfsdk:"markdown"`
+}
+
+type fleetEnvironmentModel struct {
+	Name           types.String              `tfsdk:"name"`
+	Branch         types.String              `tfsdk:"branch"`
+	SoakTime       types.String              `tfsdk:"soak_time"`
+	Clusters       map[string][]types.String `tfsdk:"clusters"`
+	GitHubStatuses types.Object              `tfsdk:"github_statuses"`
+	AzureGraph     types.Object              `tfsdk:"azure_resource_graph"`
+}
+
+type fleetComparisonModel struct {
+	From types.String `tfsdk:"from"`
+	To   types.String `tfsdk:"to"`
+}
+
+var (
+	fleetEnvStatusTypes = map[string]attr.Type{
+		"name": types.StringType, "branch": types.StringType, "head_commit": types.StringType, "promoted_commit": types.StringType,
+		"head_time": types.StringType, "state": types.StringType, "summary": types.StringType,
+		"rows": types.Int64Type, "clusters": types.Int64Type, "drift": types.Int64Type,
+	}
+	fleetRowTypes = map[string]attr.Type{
+		"environment": types.StringType, "cluster_type": types.StringType, "deployment_target": types.StringType,
+		"desired_commit": types.StringType, "promoted_commit": types.StringType, "version": types.StringType, "version_from": types.StringType,
+		"changed_at": types.StringType, "age_seconds": types.Int64Type, "state": types.StringType,
+		"clusters": types.Int64Type, "succeeded": types.Int64Type, "failed": types.Int64Type, "pending": types.Int64Type, "reporting": types.Int64Type,
+	}
+	fleetClusterTypes = map[string]attr.Type{
+		"environment": types.StringType, "cluster_type": types.StringType, "name": types.StringType, "id": types.StringType,
+		"commit": types.StringType, "state": types.StringType, "message": types.StringType, "reported_at": types.StringType,
+		"folder_commit": types.StringType, "drift": types.BoolType,
+	}
+	fleetFileDiffTypes   = map[string]attr.Type{"path": types.StringType, "change": types.StringType}
+	fleetFolderDiffTypes = map[string]attr.Type{
+		"cluster_type": types.StringType, "deployment_target": types.StringType, "only": types.StringType,
+		"from_version": types.StringType, "to_version": types.StringType,
+		"files": types.ListType{ElemType: types.ObjectType{AttrTypes: fleetFileDiffTypes}},
+	}
+	fleetComparisonTypes = map[string]attr.Type{
+		"from": types.StringType, "to": types.StringType, "same": types.Int64Type,
+		"differing": types.ListType{ElemType: types.ObjectType{AttrTypes: fleetFolderDiffTypes}},
+	}
+	fleetMetricsTypes = map[string]attr.Type{
+		"environment": types.StringType, "window_start": types.StringType, "window_end": types.StringType,
+		"deployments": types.Int64Type, "deployments_per_day": types.Float64Type,
+		"lead_times": types.Int64Type, "lead_time_median": types.StringType,
+		"failed": types.Int64Type, "change_failure_rate": types.Float64Type,
+		"restores": types.Int64Type, "time_to_restore_median": types.StringType,
+		"dora_keys": types.ListType{ElemType: types.StringType}, "notes": types.ListType{ElemType: types.StringType},
+	}
+)
+
+// maxFleetEnvironments bounds the environments of one read: each costs a history walk and its reports.
+const maxFleetEnvironments = 20
+
+func (d *FleetStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet_status"
+}
+
+func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	// The report sources are kalypso_rollout's, with its schema.
+	var rolloutSchema datasource.SchemaResponse
+	(&RolloutDataSource{}).Schema(ctx, datasource.SchemaRequest{}, &rolloutSchema)
+	sourceAttr := func(name string, validators ...validator.Object) schema.Attribute {
+		a, ok := rolloutSchema.Schema.Attributes[name].(schema.SingleNestedAttribute)
+		if !ok {
+			panic("kalypso_rollout." + name + " is no longer a single nested attribute") // a bug caught by every test
+		}
+		a.Validators = validators
+		return a
+	}
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "What runs where across environments, from Git and the clusters' reports, as Kalypso's Deployment Observability Hub " +
+			"shows it, with no database: one row per environment, cluster type and deployment target (the GitOps commit that last changed the folder, " +
+			"the control-plane commit it came from, the workload's version, how the cluster type's clusters stand with it, and since when), " +
+			"environments compared, clusters that drift, delivery metrics from the branches' history, and a Markdown summary. " +
+			"Any failure (an unknown branch, a head without `Promoted_Commit_Id`, a report source that fails) fails the read: no partial status. " +
+			"See the [fleet status guide](../guides/fleet-status.md).",
+		Attributes: map[string]schema.Attribute{
+			"repository_url": schema.StringAttribute{
+				Required: true, MarkdownDescription: "GitOps repository URL (read with the provider's Git credentials and `git_url_rewrites`).",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"path": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "Folder of the GitOps tree in the repository (`kalypso_gitops_commit.path`). Defaults to the root.",
+			},
+			"environments": schema.ListNestedAttribute{
+				Required: true, MarkdownDescription: fmt.Sprintf("The environments, in promotion order (at most %d).", maxFleetEnvironments),
+				Validators: []validator.List{listvalidator.SizeBetween(1, maxFleetEnvironments)},
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"name": schema.StringAttribute{Required: true, MarkdownDescription: "Environment name, for example `dev`.",
+							Validators: []validator.String{stringvalidator.LengthBetween(1, 63)}},
+						"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its GitOps branch. Defaults to `name`.",
+							Validators: []validator.String{validators.BranchName()}},
+						"soak_time": schema.StringAttribute{Optional: true, MarkdownDescription: "How long a success must hold before it counts (a Go duration). Defaults to none.",
+							Validators: []validator.String{validators.Duration()}},
+						"clusters": schema.MapAttribute{Optional: true, ElementType: types.ListType{ElemType: types.StringType},
+							MarkdownDescription: "Per cluster type, the clusters that read its folder, by name or full identity (`clusters[*].id`). They count even when silent. " +
+								"Needed where the source does not say the cluster type (Azure Resource Graph, a context pattern without a `cluster_type` group)."},
+						"github_statuses": sourceAttr("github_statuses",
+							objectvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("azure_resource_graph"))),
+						"azure_resource_graph": sourceAttr("azure_resource_graph"),
+					},
+				},
+			},
+			"control_plane": schema.SingleNestedAttribute{
+				Optional: true, MarkdownDescription: "The control-plane repository the environments were promoted from: its commits' times start the lead time. Without it there is no lead time.",
+				Attributes: map[string]schema.Attribute{
+					"repo":   schema.StringAttribute{Required: true, MarkdownDescription: "Control-plane repository URL.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+					"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its branch. Defaults to `main`.", Validators: []validator.String{validators.BranchName()}},
+				},
+			},
+			"compare": schema.ListNestedAttribute{
+				Optional: true, MarkdownDescription: "Pairs of environments to compare. Defaults to each environment with the next.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"from": schema.StringAttribute{Required: true, MarkdownDescription: "An environment's name."},
+					"to":   schema.StringAttribute{Required: true, MarkdownDescription: "Another environment's name."},
+				}},
+			},
+			"history": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: fmt.Sprintf("How many commits of each branch to read; one status request each with `github_statuses`. Defaults to %d.", fleetstatus.DefaultHistory),
+				Validators: []validator.Int64{int64validator.Between(1, 1000)},
+			},
+			"max_clusters": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: fmt.Sprintf("More clusters in one environment (or status contexts on one commit) than this is an error. Defaults to %d.", rollout.DefaultMaxClusters),
+				Validators: []validator.Int64{int64validator.Between(1, 100000)},
+			},
+			"metrics_window": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "The delivery metrics' window, ending at `as_of` (a Go duration). Defaults to `720h` (30 days).",
+				Validators: []validator.String{validators.Duration()},
+			},
+			"as_of": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "The time ages are measured at and the metrics window ends (RFC 3339), for a report about a past period. Defaults to now.",
+				Validators: []validator.String{validators.Timestamp()},
+			},
+
+			"environment_status": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "Each environment at a glance.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": str("Environment."), "branch": str("Its branch."), "head_commit": str("The branch head."),
+					"promoted_commit": str("The head's `Promoted_Commit_Id`."), "head_time": str("The head's committer time (RFC 3339)."),
+					"state":   str("`succeeded`, `progressing`, `failed` or `unknown`, as `kalypso_rollout.state` over every reporting cluster (or the listed ones)."),
+					"summary": str("One line, for example `2/3 clusters succeeded, 1 progressing`."),
+					"rows":    num("Its deployment targets."), "clusters": num("Its clusters."), "drift": num("Its drifting clusters."),
+				}},
+			},
+			"rows": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "One row per environment, cluster type and deployment target, in environment order, then by cluster type and deployment target.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"environment": str("Environment."), "cluster_type": str("Cluster type."), "deployment_target": str("Deployment target (its folder's name)."),
+					"desired_commit":  str("The GitOps commit that last changed the folder; empty when that is older than the history read."),
+					"promoted_commit": str("The control-plane commit `desired_commit` came from (its `Promoted_Commit_Id`)."),
+					"version":         str("The workload's version where the reconciler manifests name one: a Flux `GitRepository`'s `spec.ref`, an Argo CD `Application`'s `targetRevision`."),
+					"version_from":    str("Where `version` comes from: `flux:tag`, `flux:branch`, `flux:semver`, `flux:commit`, `flux:name` or `argocd`."),
+					"changed_at":      str("When `desired_commit` was made (RFC 3339); empty when unknown."),
+					"age_seconds":     num("Seconds from `changed_at` to `as_of`."),
+					"state": str("`succeeded` when every cluster of the cluster type succeeded with `desired_commit` or newer, `failed` when one failed with it, " +
+						"`unknown` when none reports, `progressing` otherwise (a missing or older report is pending)."),
+					"clusters": num("Clusters of the cluster type."), "succeeded": num("Of them, succeeded with the folder's content."),
+					"failed": num("Failed with it."), "pending": num("Not yet (progressing, soaking, an older report, or silent)."), "reporting": num("Reporting at all."),
+				}},
+			},
+			"clusters": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "Every cluster of every environment: those that reported, and those `environments[*].clusters` lists.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"environment": str("Environment."), "cluster_type": str("Cluster type; empty when neither the source nor `clusters` says."),
+					"name": str("Cluster name."), "id": str("Its full identity (see `kalypso_rollout`'s `clusters[*].id`)."),
+					"commit": str("The newest GitOps commit it reported about; empty when silent."), "state": str("Its state there."),
+					"message": str("What it reported."), "reported_at": str("When (RFC 3339)."),
+					"folder_commit": str("The newest change of its cluster type's folder."),
+					"drift":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether `commit` is older than `folder_commit`: the cluster has not reported its folder's content."},
+				}},
+			},
+			"comparisons": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "The deployment targets whose content differs between two environments.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"from": str("Environment."), "to": str("Environment."), "same": num("Deployment targets both hold alike."),
+					"differing": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The others, by cluster type and deployment target.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"cluster_type": str("Cluster type."), "deployment_target": str("Deployment target."),
+							"only":         str("`from` or `to` when only that environment holds the folder; empty otherwise."),
+							"from_version": str("The workload's version in `from`."), "to_version": str("In `to`."),
+							"files": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The files that differ.",
+								NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+									"path": str("File, relative to the folder."), "change": str("`changed`, `added` (only in `to`) or `removed` (only in `from`)."),
+								}}},
+						}}},
+				}},
+			},
+			"drift_count": num("Clusters that report a commit older than their cluster type folder's newest change."),
+			"metrics": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "Delivery metrics per environment over `metrics_window`. A deployment is a commit of the environment's branch.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"environment": str("Environment."), "window_start": str("RFC 3339."), "window_end": str("RFC 3339."),
+					"deployments":         num("Commits of the branch in the window."),
+					"deployments_per_day": schema.Float64Attribute{Computed: true, MarkdownDescription: "Deployment frequency."},
+					"lead_times":          num("Deployments whose lead time was measured."),
+					"lead_time_median": str("Median lead time for changes (a Go duration): from the control-plane commit a deployment brought " +
+						"to the time every cluster of the environment reported it, or newer content, healthy. Null when none was measured."),
+					"failed":                 num("Failed deployments: a cluster reported a failure with them, or a later commit went back to an earlier control-plane commit."),
+					"change_failure_rate":    schema.Float64Attribute{Computed: true, MarkdownDescription: "`failed` / `deployments`."},
+					"restores":               num("Failed deployments after which the environment was healthy again."),
+					"time_to_restore_median": str("Median time from a failure to the environment's next healthy state (a Go duration). Null when none."),
+					"dora_keys": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+						MarkdownDescription: "The DORA keys the data allowed: `deployment_frequency`, `lead_time_for_changes`, `change_failure_rate`, `time_to_restore`."},
+					"notes": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Why a key is missing, and what limits the figures."},
+				}},
+			},
+			"markdown": str(fmt.Sprintf("The status as Markdown, for a pull-request comment or a job summary: at most %d characters, with a last line saying what was cut.", fleetstatus.MarkdownLimit)),
+		},
+	}
+}
+
+func (d *FleetStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if data := configuredProviderData(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.provider = data
+	}
+}
+
+func (d *FleetStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var data FleetStatusModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	freq, azure, diags := d.request(ctx, &data)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	st, err := fleetstatus.Read(ctx, d.provider.GitClient(), freq)
+	if err != nil {
+		resp.Diagnostics.Append(fleetStatusError(err, azure)...)
+		return
+	}
+	data.fill(st)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}
+
+// request converts the configuration; azure tells, per environment, whether its source is Azure Resource Graph.
+func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusModel) (fleetstatus.Request, []bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	req := fleetstatus.Request{Repo: data.RepositoryURL.ValueString(), Path: data.Path.ValueString(),
+		History: int(data.History.ValueInt64()), MaxClusters: int(data.MaxClusters.ValueInt64()), Now: d.provider.Now()}
+	if req.MaxClusters == 0 {
+		req.MaxClusters = rollout.DefaultMaxClusters
+	}
+	if s := data.MetricsWindow.ValueString(); s != "" {
+		req.Window, _ = time.ParseDuration(s) // validated at plan time
+	}
+	if s := data.AsOf.ValueString(); s != "" {
+		req.Now, _ = time.Parse(time.RFC3339, s) // validated at plan time
+	}
+	var envs []fleetEnvironmentModel
+	diags.Append(data.Environments.ElementsAs(ctx, &envs, false)...)
+	if diags.HasError() {
+		return req, nil, diags
+	}
+	azure := make([]bool, len(envs))
+	for i, e := range envs {
+		at := path.Root("environments").AtListIndex(i)
+		env := fleetstatus.Environment{Name: e.Name.ValueString(), Branch: e.Branch.ValueString()}
+		if env.Branch == "" {
+			env.Branch = env.Name
+		}
+		if s := e.SoakTime.ValueString(); s != "" {
+			env.Soak, _ = time.ParseDuration(s)
+		}
+		for ct, names := range e.Clusters {
+			if env.Clusters == nil {
+				env.Clusters = map[string][]string{}
+			}
+			for _, n := range names {
+				env.Clusters[ct] = append(env.Clusters[ct], n.ValueString())
+			}
+		}
+		if azure[i] = !e.AzureGraph.IsNull(); azure[i] {
+			env.Source, diags = rolloutAzureSource(ctx, d.provider, e.AzureGraph, at.AtName("azure_resource_graph"), req.Repo, env.Branch, req.MaxClusters, diags)
+		} else {
+			env.Source, diags = rolloutGitHubSource(ctx, d.provider, e.GitHubStatuses, at.AtName("github_statuses"), req.Repo, req.MaxClusters, diags)
+		}
+		req.Environments = append(req.Environments, env)
+	}
+	if !data.ControlPlane.IsNull() {
+		var cp rolloutControlPlaneModel
+		diags.Append(data.ControlPlane.As(ctx, &cp, objectAsOptions)...)
+		req.ControlPlane = &fleetstatus.ControlPlane{Repo: cp.Repo.ValueString(), Branch: cp.Branch.ValueString()}
+	}
+	if !data.Compare.IsNull() {
+		var cmp []fleetComparisonModel
+		diags.Append(data.Compare.ElementsAs(ctx, &cmp, false)...)
+		req.Compare = []fleetstatus.Comparison{}
+		for _, c := range cmp {
+			req.Compare = append(req.Compare, fleetstatus.Comparison{From: c.From.ValueString(), To: c.To.ValueString()})
+		}
+	}
+	return req, azure, diags
+}
+
+// fleetStatusError words an error of the read at the attribute to fix; nothing of the status is kept.
+func fleetStatusError(err error, azure []bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var ee *fleetstatus.EnvError
+	if !errors.As(err, &ee) {
+		at := path.Root("environments")
+		if strings.Contains(err.Error(), "comparison") {
+			at = path.Root("compare")
+		}
+		diags.AddAttributeError(at, "Cannot read the fleet status", err.Error()+"; no status was read.")
+		return diags
+	}
+	if ee.Index < 0 {
+		hint, _ := gitrepo.Hint(err, gitrepo.Fields{Repo: "control_plane.repo", Branch: "control_plane.branch"})
+		diags.AddAttributeError(path.Root("control_plane").AtName("repo"), "Cannot read the control-plane history", err.Error()+". "+hint)
+		return diags
+	}
+	env := path.Root("environments").AtListIndex(ee.Index)
+	title := "Cannot read the fleet status of " + ee.Env
+	var gerr *gitrepo.Error
+	switch {
+	case errors.Is(err, fleetstatus.ErrNoPromoted), errors.Is(err, rollout.ErrMalformedPromoted):
+		diags.AddAttributeError(env.AtName("branch"), title, err.Error()+"; no status was read.")
+	case errors.Is(err, fleetstatus.ErrInput):
+		diags.AddAttributeError(env, title, err.Error()+"; no status was read.")
+	case errors.As(err, &gerr) && !errors.Is(err, fleetstatus.ErrSource):
+		hint, attribute := gitrepo.Hint(err, gitrepo.Fields{Repo: "repository_url", Branch: fmt.Sprintf("environments[%d].branch", ee.Index)})
+		at := path.Root("repository_url")
+		if attribute != "repository_url" {
+			at = env.AtName("branch")
+		}
+		diags.AddAttributeError(at, title, err.Error()+". "+hint)
+	default:
+		// The source's failures and the rollout rules' refusals, worded as kalypso_rollout words them, at
+		// this environment's attributes.
+		for _, d := range rolloutError(ee.Err, ee.Env, ee.Index < len(azure) && azure[ee.Index]) {
+			at := env
+			if wp, ok := d.(diag.DiagnosticWithPath); ok {
+				at = fleetReroot(wp.Path(), env)
+			}
+			diags.AddAttributeError(at, d.Summary(), d.Detail())
+		}
+	}
+	return diags
+}
+
+// fleetReroot moves a kalypso_rollout attribute path to the environment's: its source blocks and expected
+// clusters live in environments[i], max_clusters stays at the root.
+func fleetReroot(p path.Path, env path.Path) path.Path {
+	steps := p.Steps()
+	if len(steps) == 0 {
+		return env
+	}
+	first, ok := steps[0].(path.PathStepAttributeName)
+	if !ok {
+		return env
+	}
+	switch string(first) {
+	case "max_clusters", "repository_url":
+		return p
+	case "expected":
+		return env.AtName("clusters")
+	case "github_statuses", "azure_resource_graph":
+		out := env
+		for _, s := range steps {
+			if n, ok := s.(path.PathStepAttributeName); ok {
+				out = out.AtName(string(n))
+			}
+		}
+		return out
+	}
+	return env
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func durationOrNull(d time.Duration, measured int) types.String {
+	if measured == 0 {
+		return types.StringNull()
+	}
+	return types.StringValue(d.String())
+}
+
+func (m *FleetStatusModel) fill(st *fleetstatus.Status) {
+	i64 := func(n int) types.Int64 { return types.Int64Value(int64(n)) }
+	envs := make([]attr.Value, 0, len(st.Environments))
+	for _, e := range st.Environments {
+		envs = append(envs, types.ObjectValueMust(fleetEnvStatusTypes, map[string]attr.Value{
+			"name": types.StringValue(e.Name), "branch": types.StringValue(e.Branch), "head_commit": types.StringValue(e.Head),
+			"promoted_commit": types.StringValue(e.Promoted), "head_time": types.StringValue(rfc3339(e.HeadTime)), "state": types.StringValue(string(e.State)),
+			"summary": types.StringValue(e.Summary), "rows": i64(e.Rows), "clusters": i64(e.Clusters), "drift": i64(e.Drift),
+		}))
+	}
+	m.EnvironmentStatus = types.ListValueMust(types.ObjectType{AttrTypes: fleetEnvStatusTypes}, envs)
+	rows := make([]attr.Value, 0, len(st.Rows))
+	for _, r := range st.Rows {
+		age := int64(0)
+		if !r.ChangedAt.IsZero() {
+			age = int64(r.Age / time.Second)
+		}
+		rows = append(rows, types.ObjectValueMust(fleetRowTypes, map[string]attr.Value{
+			"environment": types.StringValue(r.Environment), "cluster_type": types.StringValue(r.ClusterType), "deployment_target": types.StringValue(r.DeploymentTarget),
+			"desired_commit": types.StringValue(r.DesiredCommit), "promoted_commit": types.StringValue(r.Promoted),
+			"version": types.StringValue(r.Version), "version_from": types.StringValue(r.VersionFrom),
+			"changed_at": types.StringValue(rfc3339(r.ChangedAt)), "age_seconds": types.Int64Value(age), "state": types.StringValue(string(r.State)),
+			"clusters": i64(r.Clusters), "succeeded": i64(r.Succeeded), "failed": i64(r.Failed), "pending": i64(r.Pending), "reporting": i64(r.Reporting),
+		}))
+	}
+	m.Rows = types.ListValueMust(types.ObjectType{AttrTypes: fleetRowTypes}, rows)
+	clusters := make([]attr.Value, 0, len(st.Clusters))
+	for _, c := range st.Clusters {
+		clusters = append(clusters, types.ObjectValueMust(fleetClusterTypes, map[string]attr.Value{
+			"environment": types.StringValue(c.Environment), "cluster_type": types.StringValue(c.ClusterType), "name": types.StringValue(c.Name),
+			"id": types.StringValue(c.ID), "commit": types.StringValue(c.Commit), "state": types.StringValue(string(c.State)),
+			"message": types.StringValue(c.Message), "reported_at": types.StringValue(rfc3339(c.ReportedAt)),
+			"folder_commit": types.StringValue(c.FolderCommit), "drift": types.BoolValue(c.Drift),
+		}))
+	}
+	m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: fleetClusterTypes}, clusters)
+	cmps := make([]attr.Value, 0, len(st.Comparisons))
+	for _, c := range st.Comparisons {
+		folders := make([]attr.Value, 0, len(c.Differing))
+		for _, f := range c.Differing {
+			files := make([]attr.Value, 0, len(f.Files))
+			for _, fd := range f.Files {
+				files = append(files, types.ObjectValueMust(fleetFileDiffTypes, map[string]attr.Value{"path": types.StringValue(fd.Path), "change": types.StringValue(fd.Change)}))
+			}
+			folders = append(folders, types.ObjectValueMust(fleetFolderDiffTypes, map[string]attr.Value{
+				"cluster_type": types.StringValue(f.ClusterType), "deployment_target": types.StringValue(f.DeploymentTarget), "only": types.StringValue(f.Only),
+				"from_version": types.StringValue(f.FromVersion), "to_version": types.StringValue(f.ToVersion),
+				"files": types.ListValueMust(types.ObjectType{AttrTypes: fleetFileDiffTypes}, files),
+			}))
+		}
+		cmps = append(cmps, types.ObjectValueMust(fleetComparisonTypes, map[string]attr.Value{
+			"from": types.StringValue(c.From), "to": types.StringValue(c.To), "same": i64(c.Same),
+			"differing": types.ListValueMust(types.ObjectType{AttrTypes: fleetFolderDiffTypes}, folders),
+		}))
+	}
+	m.Comparisons = types.ListValueMust(types.ObjectType{AttrTypes: fleetComparisonTypes}, cmps)
+	m.DriftCount = i64(st.Drift)
+	metrics := make([]attr.Value, 0, len(st.Metrics))
+	for _, x := range st.Metrics {
+		metrics = append(metrics, types.ObjectValueMust(fleetMetricsTypes, map[string]attr.Value{
+			"environment": types.StringValue(x.Environment), "window_start": types.StringValue(rfc3339(x.WindowStart)), "window_end": types.StringValue(rfc3339(x.WindowEnd)),
+			"deployments": i64(x.Deployments), "deployments_per_day": types.Float64Value(x.DeploymentsPerDay),
+			"lead_times": i64(x.LeadTimes), "lead_time_median": durationOrNull(x.LeadTimeMedian, x.LeadTimes),
+			"failed": i64(x.Failed), "change_failure_rate": types.Float64Value(x.ChangeFailureRate),
+			"restores": i64(x.Restores), "time_to_restore_median": durationOrNull(x.TimeToRestoreMedian, x.Restores),
+			"dora_keys": stringList(x.Keys), "notes": stringList(x.Notes),
+		}))
+	}
+	m.Metrics = types.ListValueMust(types.ObjectType{AttrTypes: fleetMetricsTypes}, metrics)
+	m.Markdown = types.StringValue(st.Markdown(0))
+}
