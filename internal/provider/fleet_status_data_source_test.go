@@ -206,7 +206,7 @@ func TestFleetStatusErrorPaths(t *testing.T) {
 		{&fleetstatus.EnvError{Index: -1, Env: "control plane", Err: &gitrepo.Error{Op: "read", Repo: "r", Branch: "main", Err: gitrepo.ErrRepositoryNotFound}}, "control_plane.repo"},
 		{fmt.Errorf("%w: comparison dev vs qa names environment", fleetstatus.ErrInput), "compare"},
 	} {
-		diags := fleetStatusError(tc.err, []bool{false, false})
+		diags := fleetStatusError(tc.err, []*rolloutSourceKind{githubStatusesSource, githubStatusesSource})
 		if len(diags) != 1 {
 			t.Fatalf("%v: %d diagnostics", tc.err, len(diags))
 		}

@@ -22,16 +22,19 @@ import (
 // block named after it. Which block is configured, how its source is built, which errors of a read are
 // its own to explain (and how), and what to check when no cluster reported all come from here, so a
 // read that fails is explained by the source that was configured, never by another. Adding a source
-// is a rolloutSourceKind in a file of its own, a line here, its block in the two schemas and models.
+// is a rolloutSourceKind in a file of its own, a line here, its block in the three schemas and models
+// (kalypso_rollout, kalypso_gitops_commit's rollout, kalypso_fleet_status's environments).
 var rolloutSources = []*rolloutSourceKind{githubStatusesSource, azureResourceGraphSource}
 
 // rolloutSourceKind is one kind of rollout source.
 type rolloutSourceKind struct {
 	// attr names the block, in kalypso_rollout and in kalypso_gitops_commit's rollout.
 	attr string
-	// inRollout and inCommit return the block of kalypso_rollout's and kalypso_gitops_commit's rollout's model.
+	// inRollout, inCommit and inFleet return the block of kalypso_rollout's model, kalypso_gitops_commit's
+	// rollout's and one environment of kalypso_fleet_status.
 	inRollout func(*RolloutModel) types.Object
 	inCommit  func(*gitopsRolloutModel) types.Object
+	inFleet   func(*fleetEnvironmentModel) types.Object
 	// build makes the source of the block obj (at: its attribute path) for branch of the GitOps
 	// repository repoURL, refusing more than limit clusters.
 	build func(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL, branch string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics)
@@ -84,6 +87,7 @@ var githubStatusesSource = &rolloutSourceKind{
 	attr:      "github_statuses",
 	inRollout: func(m *RolloutModel) types.Object { return m.GitHubStatuses },
 	inCommit:  func(m *gitopsRolloutModel) types.Object { return m.GitHubStatuses },
+	inFleet:   func(m *fleetEnvironmentModel) types.Object { return m.GitHubStatuses },
 	build: func(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL, _ string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
 		return rolloutGitHubSource(ctx, pd, obj, at, repoURL, limit, diags)
 	},
@@ -124,6 +128,7 @@ var azureResourceGraphSource = &rolloutSourceKind{
 	attr:      "azure_resource_graph",
 	inRollout: func(m *RolloutModel) types.Object { return m.AzureGraph },
 	inCommit:  func(m *gitopsRolloutModel) types.Object { return m.AzureGraph },
+	inFleet:   func(m *fleetEnvironmentModel) types.Object { return m.AzureGraph },
 	build:     rolloutAzureSource,
 	explain: func(err error, env string, at path.Path, diags *diag.Diagnostics) bool {
 		switch {
