@@ -4,6 +4,7 @@
 package templating
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,40 @@ func TestSplitActions(t *testing.T) {
 		if _, _, _, ok := splitActions(text); ok && !strings.Contains(text, "{{}}") {
 			t.Errorf("splitActions(%q) cut it", text)
 		}
+	}
+}
+
+// TestExecMemoAnswersRerenderedOutput: a config whose values hold actions (issue 34's fleet) is rendered
+// once per distinct value of what its renders key on; the others are spliced, with the bytes of a direct
+// execution.
+func TestExecMemoAnswersRerenderedOutput(t *testing.T) {
+	t.Parallel()
+	config := map[string]interface{}{
+		"GREETING": "Hello {{ .ClusterType }} / {{ .DeploymentTargetName }}",
+		"ROUTE":    `{{ printf "%s.{{ .ClusterType }}.example.com" .Environment }}`,
+		"REGION":   "West US",
+	}
+	text := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: {{ .Namespace }}\ndata:\n{{ toYaml .ConfigData | indent 2 }}"
+	direct, memoized, memo := NewEngine(), NewEngine(), NewExecMemo()
+	for i := range 60 {
+		env := "dev"
+		if i%20 == 19 {
+			env = "stage" // a value the re-render keys on: not answered from dev's entry
+		}
+		data := func() *Data {
+			return &Data{Namespace: fmt.Sprintf("%s-ct-%d-target-%d", env, i%7, i), Environment: env, ClusterType: fmt.Sprintf("ct-%d", i%7),
+				DeploymentTargetName: fmt.Sprintf("target-%d", i), ConfigData: config, ConfigFrozen: true}
+		}
+		want, wantErr := direct.ExecuteLimited(text, data(), Limits{})
+		got, shapes, gotErr := memoized.ExecuteAllMemo(memo, []string{text}, data(), Limits{})
+		if wantErr != nil || gotErr != nil || len(got) != 1 || got[0] != want {
+			t.Fatalf("assignment %d: got %q, %v; want %q, %v", i, got, gotErr, want, wantErr)
+		}
+		if env == "dev" && i > 2 && shapes[0].IsZero() {
+			t.Errorf("assignment %d: no Shape for a memoized output", i)
+		}
+	}
+	if hits, misses := memo.Stats(); hits < 50 {
+		t.Errorf("the memo answered %d of 60 executions (%d misses), want at least 50", hits, misses)
 	}
 }
