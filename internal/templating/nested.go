@@ -51,7 +51,8 @@ const spaceChars = " \t\r\n"
 func splitActions(text string) (prefix, actions, suffix string, ok bool) {
 	start := strings.Index(text, "{{")
 	end := strings.LastIndex(text, "}}") + len("}}")
-	if start < 0 || end < start+len("{{}}") {
+	// The suffix must hold no `{{` either (`{{0}}{{`): text/template would lex it as an action.
+	if start < 0 || end < start+len("{{}}") || strings.Contains(text[end:], "{{") {
 		return "", "", "", false
 	}
 	return text[:start], text[start:end], text[end:], true

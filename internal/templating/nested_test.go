@@ -20,21 +20,22 @@ func TestRerenderCutIsTheWholeParse(t *testing.T) {
 		// cut: the second sighting must take the cached path.
 		cut bool
 	}{
-		"greeting":               {text: "ns: {{ .Namespace }}\ngreeting: Hello {{ `{{ .ClusterType }} / {{ .DeploymentTargetName }}` }}\nend\n", cut: true},
-		"left trim":              {text: "{{ .Namespace }}   \n\t{{ `{{- .Workload }}` }}   tail", cut: true},
-		"right trim":             {text: "{{ `{{ .Workload -}}` }}   \n  {{ .Namespace }}", cut: true},
-		"both trims":             {text: "{{ .Namespace }} \n {{ `{{- .Workload }} x {{ .ClusterType -}}` }}\n\n {{ .Namespace }}", cut: true},
-		"minus number, no trim":  {text: "{{ .Namespace }}   {{ `{{-3}}` }}   {{ .Namespace }}", cut: true},
-		"ends in text":           {text: "{{ .Namespace }} {{ `{{ .Workload }} x -}}` }}   after", cut: true},
-		"comment":                {text: "{{ .Namespace }} {{ `{{ .Workload }}{{/* c */ -}}` }}   after"},
-		"define":                 {text: "{{ .Namespace }} {{ `{{ define \"x\" }}X{{ end }}{{ template \"x\" }}` }} after"},
-		"execution error":        {text: "{{ .Namespace }}\n{{ `{{ fail \"boom\" }}` }}", cut: true},
-		"parse error":            {text: "{{ .Namespace }} {{ `{{ if .Workload }}x` }} }}"},
-		"twice nested":           {text: "{{ .Namespace }} {{ `{{ \"{{ .Workload }}\" }}` }} end", cut: true},
-		"modifies the config":    {text: "{{ .Namespace }} {{ `{{ $_ := set .ConfigData \"k\" \"v\" }}{{ .ConfigData.k }}` }}", cut: true},
-		"output limit in prefix": {text: "{{ .Namespace }}{{ repeat 60 `x` }} {{ `{{ .Workload }}` }}", lim: Limits{MaxOutput: 50}},
-		"output limit in suffix": {text: "{{ .Namespace }} {{ `{{ repeat 30 \"y\" }}` }}{{ repeat 40 `x` }}", lim: Limits{MaxOutput: 70}, cut: true},
-		"output limit in action": {text: "{{ .Namespace }} {{ `{{ repeat 100 .Workload }}` }}", lim: Limits{MaxOutput: 80}, cut: true},
+		"greeting":                           {text: "ns: {{ .Namespace }}\ngreeting: Hello {{ `{{ .ClusterType }} / {{ .DeploymentTargetName }}` }}\nend\n", cut: true},
+		"left trim":                          {text: "{{ .Namespace }}   \n\t{{ `{{- .Workload }}` }}   tail", cut: true},
+		"right trim":                         {text: "{{ `{{ .Workload -}}` }}   \n  {{ .Namespace }}", cut: true},
+		"both trims":                         {text: "{{ .Namespace }} \n {{ `{{- .Workload }} x {{ .ClusterType -}}` }}\n\n {{ .Namespace }}", cut: true},
+		"minus number, no trim":              {text: "{{ .Namespace }}   {{ `{{-3}}` }}   {{ .Namespace }}", cut: true},
+		"ends in text":                       {text: "{{ .Namespace }} {{ `{{ .Workload }} x -}}` }}   after", cut: true},
+		"comment":                            {text: "{{ .Namespace }} {{ `{{ .Workload }}{{/* c */ -}}` }}   after"},
+		"define":                             {text: "{{ .Namespace }} {{ `{{ define \"x\" }}X{{ end }}{{ template \"x\" }}` }} after"},
+		"execution error":                    {text: "{{ .Namespace }}\n{{ `{{ fail \"boom\" }}` }}", cut: true},
+		"parse error":                        {text: "{{ .Namespace }} {{ `{{ if .Workload }}x` }} }}"},
+		"action opened after the last close": {text: "{{ .Namespace }} {{ `{{0}}{{'` }}\nW: w"},
+		"twice nested":                       {text: "{{ .Namespace }} {{ `{{ \"{{ .Workload }}\" }}` }} end", cut: true},
+		"modifies the config":                {text: "{{ .Namespace }} {{ `{{ $_ := set .ConfigData \"k\" \"v\" }}{{ .ConfigData.k }}` }}", cut: true},
+		"output limit in prefix":             {text: "{{ .Namespace }}{{ repeat 60 `x` }} {{ `{{ .Workload }}` }}", lim: Limits{MaxOutput: 50}},
+		"output limit in suffix":             {text: "{{ .Namespace }} {{ `{{ repeat 30 \"y\" }}` }}{{ repeat 40 `x` }}", lim: Limits{MaxOutput: 70}, cut: true},
+		"output limit in action":             {text: "{{ .Namespace }} {{ `{{ repeat 100 .Workload }}` }}", lim: Limits{MaxOutput: 80}, cut: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -84,7 +85,7 @@ func TestSplitActions(t *testing.T) {
 			t.Errorf("splitActions(%q) = %q, %q, %q, %v; want %q", text, p, a, s, ok, want)
 		}
 	}
-	for _, text := range []string{"}} {{", "{{}", "no actions", "{{}}"} {
+	for _, text := range []string{"}} {{", "{{}", "no actions", "{{}}", "{{0}}{{", "a {{ x }} }} {{ b"} {
 		if _, _, _, ok := splitActions(text); ok && !strings.Contains(text, "{{}}") {
 			t.Errorf("splitActions(%q) cut it", text)
 		}
