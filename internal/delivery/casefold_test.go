@@ -60,6 +60,13 @@ func TestReadBranch_CaseTwinOnTheBranch(t *testing.T) {
 	if _, err := PlanAgainstBranch(ctx, c, r.PlanRequest(r.Desired(map[string][]byte{"drone/a.yaml": []byte("a\n")}, "", false), "", "")); err != nil {
 		t.Errorf("the spelling the branch has: %v", err)
 	}
+	// A move from Clusters to clusters on this branch empties the old spelling in the same commit: a rename.
+	r = Resource{RepoURL: "file://" + repo, Branch: "main", Path: "clusters", MaxDeletePercent: DefaultMaxDeletePercent}
+	req := r.PlanRequest(r.Desired(map[string][]byte{"drone/a.yaml": []byte("a\n")}, "", false), "", "")
+	req.Vacating = "Clusters"
+	if _, err := PlanAgainstBranch(ctx, c, req); err != nil {
+		t.Errorf("a rename by letter case: %v", err)
+	}
 	if gitserver.Head(t, repo, "main") != head {
 		t.Error("a plan wrote")
 	}

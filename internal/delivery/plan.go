@@ -31,6 +31,9 @@ type PlanRequest struct {
 	LastTree         string
 	MaxChanges       int
 	MaxDeletePercent int
+	// Vacating is the old path of a move on this branch, which the same commit empties: a path that differs
+	// from it only in letter case is a rename, not a collision.
+	Vacating string
 }
 
 // Error is a refused plan or a failed apply: the attribute it concerns ("" for none), a summary, what was
@@ -94,7 +97,7 @@ func ReadBranch(ctx context.Context, c *gitrepo.Client, req PlanRequest) (*Plan,
 			"%q is a file on branch %q, so path %q cannot be a directory there; the apply would delete that file, which no plan lists. "+
 				"Nothing was written. Choose a path that is a directory or does not exist yet, or remove the file first", ins.PathFile, readBranch, displayPath(req.Desired.Path))}
 	}
-	if ins.CaseTwin != "" {
+	if ins.CaseTwin != "" && ins.CaseTwin != req.Vacating {
 		return nil, caseTwinError(req.Desired.Path, ins.CaseTwin, readBranch)
 	}
 	if !ins.BranchExists && (!req.CreateBranch || req.PullRequest) {

@@ -537,11 +537,20 @@ func (p *Planning) readBranch(ctx context.Context) (*Plan, error) {
 	var lastTree, prState string
 	if p.Prior != nil && p.Move == nil {
 		lastTree, prState = p.Prior.ContentHash, p.Prior.PullRequestState
+		if p.Prior.Resource.ReadBranch(prState) != s.ReadBranch(prState) {
+			// The refresh read the open proposal's head branch and this plan reads the base (pull_request removed),
+			// or the other way round: the state's tree says nothing about the branch read here.
+			lastTree = ""
+		}
 	}
 	want := s.Desired(p.Rendered.Files, p.Rendered.Reused, p.Prior != nil && p.Prior.Promoted)
 	want.Built = p.Rendered.Stored
 	start := time.Now()
-	cs, err := ReadBranch(ctx, p.Git, s.PlanRequest(want, lastTree, prState))
+	req := s.PlanRequest(want, lastTree, prState)
+	if p.Move != nil && p.Move.SameBranch {
+		req.Vacating = p.Move.From.Path
+	}
+	cs, err := ReadBranch(ctx, p.Git, req)
 	p.phase("changes planned against the branch", start, err)
 	return cs, err
 }

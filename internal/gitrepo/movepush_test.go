@@ -81,6 +81,56 @@ func TestApply_PathMovePushesOnlyNewObjects(t *testing.T) {
 	}
 }
 
+// A move to another branch of the same repository (ApplyRequest.ReuseBranch) refers to the old branch's
+// trees and blobs, which the remote has, instead of sending them again.
+func TestApply_BranchMovePushesOnlyNewObjects(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for ct := range 10 {
+		for tg := range 10 {
+			files[fmt.Sprintf("ct%02d/target%02d/namespace.yaml", ct, tg)] = fmt.Sprintf("kind: Namespace\nmetadata:\n  name: ct%02d-target%02d\n", ct, tg)
+		}
+	}
+	root := t.TempDir()
+	seed := map[string]string{"README.md": "fleet\n"}
+	for p, c := range files {
+		seed["clusters/"+p] = c
+	}
+	repo := gitserver.NewSeededRepo(t, root, "fleet.git", "main", seed)
+	gitserver.Commit(t, repo, "dev", "dev", map[string]string{"README.md": "dev\n"}, nil)
+	srv := gitserver.Start(t, root, gitserver.Options{})
+	for _, reuse := range []bool{false, true} {
+		rec := &debugrec.Recorder{}
+		c := &gitrepo.Client{CacheDir: t.TempDir(), Debug: rec.Record}
+		req := gitrepo.ApplyRequest{RepoURL: srv.RepoURL("fleet.git"), Branch: "dev", Path: fmt.Sprintf("envs/%v", reuse), Files: toBytes(files), Message: "move"}
+		if reuse {
+			req.ReuseBranch, req.ReusePath = "main", "clusters"
+		}
+		before := objectsBytes(t, repo)
+		if res, err := c.Apply(context.Background(), req); err != nil || len(res.Changes.Added) != len(files) {
+			t.Fatalf("move (reuse %v): %+v, %v", reuse, res.Changes, err)
+		}
+		pushes := rec.Find("git push")
+		if len(pushes) != 1 {
+			t.Fatalf("pushes: %+v", pushes)
+		}
+		n, _ := pushes[0].Fields["objects"].(int)
+		t.Logf("reuse %v: a move of %d files to another branch pushed %d objects; the remote's objects grew by %d bytes", reuse, len(files), n, objectsBytes(t, repo)-before)
+		if reuse && n > 4 {
+			t.Errorf("the move pushed %d objects; only the trees above the path and the commit are new", n)
+		}
+		if !reuse && n < len(files) {
+			t.Errorf("without ReuseBranch the move pushed only %d objects: the test does not measure what it claims", n)
+		}
+	}
+	if out := gitserver.Git(t, "", nil, "--git-dir", repo, "fsck", "--full", "--strict", "--no-dangling"); out != "" {
+		t.Errorf("git fsck: %s", out)
+	}
+	if got := gitserver.Files(t, repo, "dev"); got["envs/true/ct03/target04/namespace.yaml"] != files["ct03/target04/namespace.yaml"] {
+		t.Errorf("the branch after the move: %d files", len(got))
+	}
+}
+
 func toBytes(m map[string]string) map[string][]byte {
 	out := make(map[string][]byte, len(m))
 	for k, v := range m {

@@ -79,6 +79,10 @@ type ApplyRequest struct {
 	Vacate string
 	// VacateExpectedTree is ExpectedManagedTree for Vacate: the managed tree the removal was planned against.
 	VacateExpectedTree string
+	// ReuseBranch and ReusePath name a directory on another branch of the same repository (the old side of a
+	// move to this branch): the new tree refers to the trees and blobs the remote has there without sending
+	// them. A branch that cannot be read only costs the push its size.
+	ReuseBranch, ReusePath string
 }
 
 // Changes lists the files that differ between the base commit and the desired set, relative to Path.
@@ -222,6 +226,9 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		}
 	}
 	b := &builder{st: st}
+	if b.onRemote, err = s.objectsOnRemote(ctx, st, baseTree, req); err != nil {
+		return res, err
+	}
 	newTree, err := buildTree(b, baseTree, dir, req)
 	if err != nil {
 		return res, err
@@ -254,6 +261,41 @@ func (s *session) applyOnce(ctx context.Context, req ApplyRequest, dir string, a
 		old = cur
 	}
 	return s.commitAndUpdate(ctx, st, b, res, req, attempt, updateSpec{target: target, old: old, tree: newTree, parent: base})
+}
+
+// objectsOnRemote returns the trees and blobs the remote has below the old side of a move, which the new
+// tree may refer to without sending them: below req.Vacate of the base commit (a move on this branch), or
+// below req.ReusePath of req.ReuseBranch's head (a move from another branch of the repository).
+func (s *session) objectsOnRemote(ctx context.Context, st storer.EncodedObjectStorer, baseTree plumbing.Hash, req ApplyRequest) (map[plumbing.Hash]bool, error) {
+	switch {
+	case req.Vacate != "":
+		return objectsBelow(st, baseTree, req.Vacate)
+	case req.ReuseBranch != "" && req.ReuseBranch != req.Branch:
+		return s.objectsOnBranch(ctx, st, req.ReuseBranch, req.ReusePath), nil
+	}
+	return nil, nil
+}
+
+// objectsOnBranch is objectsBelow path of branch's head, or nil when that cannot be read (a branch gone
+// meanwhile, the root): the push then sends everything, as it would without it.
+func (s *session) objectsOnBranch(ctx context.Context, st storer.EncodedObjectStorer, branch, path string) map[plumbing.Hash]bool {
+	dir, err := CleanPath(path)
+	if err != nil || dir == "" {
+		return nil
+	}
+	h, err := s.head(ctx, branch)
+	tree := plumbing.ZeroHash
+	if err == nil {
+		tree, err = commitTree(st, h)
+	}
+	var known map[plumbing.Hash]bool
+	if err == nil {
+		known, err = objectsBelow(st, tree, dir)
+	}
+	if err != nil {
+		return nil
+	}
+	return known
 }
 
 // commitTree returns the tree of commit h, or the zero hash for a zero h (an orphan).
@@ -394,13 +436,6 @@ func (s *session) base(ctx context.Context, req ApplyRequest) (plumbing.Hash, bo
 // (keeping dot-entries at dir's root) and the root files applied. Only the parts
 // whose hashes differ from base are read or stored.
 func buildTree(b *builder, baseTree plumbing.Hash, dir string, req ApplyRequest) (plumbing.Hash, error) {
-	if req.Vacate != "" {
-		// A move on this branch writes the old path's files again: the remote has their blobs and folders.
-		var err error
-		if b.onRemote, err = objectsBelow(b.st, baseTree, req.Vacate); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
 	newSub, err := buildManagedTree(b, baseTree, dir, req)
 	if err != nil {
 		return plumbing.ZeroHash, err

@@ -53,6 +53,7 @@ type FleetStatusModel struct {
 	MaxClusters   types.Int64  `tfsdk:"max_clusters"`
 	MetricsWindow types.String `tfsdk:"metrics_window"`
 	AsOf          types.String `tfsdk:"as_of"`
+	RenderHTML    types.Bool   `tfsdk:"render_html"`
 
 	EnvironmentStatus types.List   `tfsdk:"environment_status"`
 	Rows              types.List   `tfsdk:"rows"`
@@ -61,6 +62,7 @@ type FleetStatusModel struct {
 	DriftCount        types.Int64  `tfsdk:"drift_count"`
 	Metrics           types.List   `tfsdk:"metrics"`
 	Markdown          types.String `tfsdk:"markdown"`
+	HTML              types.String `tfsdk:"html"`
 }
 
 type fleetEnvironmentModel struct {
@@ -205,6 +207,10 @@ func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 				Validators: []validator.String{validators.Timestamp()},
 			},
 
+			"render_html": schema.BoolAttribute{
+				Optional: true, MarkdownDescription: "Fill `html` with the status as one self-contained page. Defaults to `false`.",
+			},
+
 			"environment_status": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "Each environment at a glance.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -277,6 +283,8 @@ func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 					"notes": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Why a key is missing, and what limits the figures."},
 				}},
 			},
+			"html": str("With `render_html`: the status as one self-contained HTML page (no script, nothing loaded from elsewhere): a matrix of cluster types " +
+				"by environments, each cell the worst state of its deployment targets, and a drill-down per workload. Write it with `local_file`. Null otherwise."),
 			"markdown": str(fmt.Sprintf("The status as Markdown, for a pull-request comment or a job summary: at most %d characters, with a last line saying what was cut.", fleetstatus.MarkdownLimit)),
 		},
 	}
@@ -305,6 +313,15 @@ func (d *FleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	data.fill(st)
+	data.HTML = types.StringNull()
+	if data.RenderHTML.ValueBool() {
+		page, err := st.HTML()
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("render_html"), "Cannot render the fleet status page", err.Error()+". This is a bug in the provider; please report it.")
+			return
+		}
+		data.HTML = types.StringValue(page)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }
 

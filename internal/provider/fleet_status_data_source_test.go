@@ -71,6 +71,7 @@ data "kalypso_fleet_status" "all" {
   control_plane  = { repo = %[4]q }
   metrics_window = "168h"
   as_of          = "2026-01-09T09:00:00Z"
+  render_html    = true
 }
 `, r.gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(repo), "file://"+filepath.ToSlash(r.s.ControlPlane), fleethistory.ContextPattern, "org/gitops", devBranch)
 }
@@ -143,6 +144,8 @@ func TestAccFleetStatus_scriptedHistory_MockGitHubAPI(t *testing.T) {
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("markdown"), knownvalue.StringRegexp(regexp.MustCompile(
 					`(?s)^# Fleet status\n\n3 environments, 10 deployment targets, 7 clusters, 1 drifting; measured at 2026-01-09T09:00:00Z\.\n.*`+
 						regexp.QuoteMeta("- dev / large / dev-large-1: reports `"+c["D4"][:7]+"` (progressing), the folder is at `"+c["D5"][:7]+"`")))),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("html"), knownvalue.StringRegexp(regexp.MustCompile(
+					`(?s)^<!DOCTYPE html>.*<td class="cell state-progressing" data-env="dev" data-cluster-type="large" data-state="progressing" data-targets="1">.*<details id="workload-hello"`))),
 			},
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		}},

@@ -151,3 +151,22 @@ func TestAccGitopsCommit_CaseFoldedPaths(t *testing.T) {
 		t.Errorf("a refused plan changed the repository:\n%s\nwant\n%s", got, refs)
 	}
 }
+
+// TestAccGitopsCommit_RenameByLetterCase: a move from `Fleet` to `fleet` on one branch is a rename in
+// one commit (the old spelling is emptied by it), not a collision: the branch then holds only the new one.
+func TestAccGitopsCommit_RenameByLetterCase(t *testing.T) {
+	t.Parallel()
+	repo := gitserver.NewSeededRepo(t, "", "fleet.git", "main", gitopsOutside)
+	files := map[string]string{"drone/a.yaml": "a"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "Fleet", Files: files}.String()},
+			{
+				Config:            gitopsCfg{URL: "file://" + repo, Branch: "main", Path: "fleet", Files: files}.String(),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{gitopsExpectRepo(t, repo, "main", fixtures.Merge(gitopsOutside, gitopsManaged("fleet", files)), 3)},
+			},
+		},
+	})
+}

@@ -20,7 +20,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -35,9 +34,6 @@ import (
 // kalypso_gitops_commit read as none (see the top of this file). main.go and the tests serve it.
 func NewProtocol6Server(newProvider func() provider.Provider) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
-		if os.Getenv("KALYPSO_NO_PENDING") != "" {
-			return providerserver.NewProtocol6(newProvider())()
-		}
 		return pendingChangeServer{ProviderServer: providerserver.NewProtocol6(newProvider())()}
 	}
 }

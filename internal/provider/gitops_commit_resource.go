@@ -630,7 +630,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
-	d, rolledBack := r.applyDesired(ctx, &m, diags)
+	d, rolledBack := r.applyDesired(ctx, &m, private, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -649,7 +649,10 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		if diags.HasError() {
 			return false
 		}
-		d.files, s.PromotedCommitID = files, promoted
+		if rolledBack == nil || !rolledBack.Auto { // the rollback a halted rollout proposed writes every wave
+			d.files = files
+		}
+		s.PromotedCommitID = promoted
 		r.data.RenderStore().DropWaves(m.ID.ValueString()) // the next plan decides afresh
 	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
@@ -683,8 +686,12 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		rollbackRequest(&req, s, rolledBack, prior.CommitSHA.ValueString())
 	}
 	if move != nil && prior != nil {
-		if from := r.settings(ctx, prior, diags); delivery.SameBranch(from, s, r.client(&m).RepositoryKey) {
+		from, key := r.settings(ctx, prior, diags), r.client(&m).RepositoryKey
+		switch {
+		case delivery.SameBranch(from, s, key):
 			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
+		case key(from.RepoURL) == key(s.RepoURL): // the remote has the old side's objects on the old branch
+			req.Apply.ReuseBranch, req.Apply.ReusePath = from.Branch, from.Path
 		}
 	}
 	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
@@ -730,6 +737,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	r.data.RenderStore().DropStamp(delivery.StampKeyFor(m.ID.ValueString(), priorCommit, priorContent, d.configKey, tree))
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
+	diags.Append(private.SetKey(ctx, autoRollbackKey, nil)...)
 	m.withoutWriteOnlyManifests()
 	diags.Append(out.Set(ctx, &m)...)
 	return vacated

@@ -448,7 +448,9 @@ func (g *waveGate) verdict(w Wave, types []string, fresh bool) waveVerdict {
 	waiting := len(silent)+len(shortfall)+len(behind)+len(pending)+len(soaking) > 0
 	switch {
 	case len(failed) > w.MaxFailures:
-		v.halted = fmt.Sprintf("halted: %d of %d clusters failed, more than max_failures %d; %s", len(failed), expected, w.MaxFailures, v.reason)
+		// parts[1] counts the failures, which the halt's own words say.
+		rest := append([]string{parts[0]}, parts[2:]...)
+		v.halted = fmt.Sprintf("halted: %d of %d clusters failed, more than max_failures %d; %s", len(failed), expected, w.MaxFailures, strings.Join(rest, "; "))
 	case waiting && g.in.Deadline > 0 && newest >= 0 && newest < len(g.in.History) && g.in.Now.Sub(g.in.History[newest].Time) > g.in.Deadline:
 		v.halted = fmt.Sprintf("halted: progress_deadline %s passed since %s; %s", g.in.Deadline, commit, v.reason)
 	case !waiting:

@@ -7,6 +7,7 @@ package templating
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,6 +132,8 @@ type Engine struct {
 	parsed map[string]*parseResult
 	// memos are the caches of the template functions, shared by every execution of this engine.
 	memos *memos
+	// nested holds the parses of re-rendered output's actions (nested.go).
+	nested nestedParses
 }
 
 type parseResult struct {
@@ -203,7 +206,7 @@ func (e *Engine) parse(text string) *parseResult {
 
 // parseTemplate parses text with the function map and inserts the limit checks.
 func parseTemplate(text string) (*template.Template, error) {
-	t, err := template.New("manifest").Funcs(guardedFuncMap()).Funcs(template.FuncMap{limitCheckFunc: func() string { return "" }}).Parse(text)
+	t, err := template.New("manifest").Funcs(parseFuncs).Parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -252,15 +255,11 @@ func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (str
 		if depth >= MaxRenderDepth {
 			return "", info, fmt.Errorf("output still contains template actions after %d renders; a config value probably renders to itself (look for `{{` in ConfigMap values)", MaxRenderDepth)
 		}
-		t, err := parseTemplate(out)
+		next, done, err := e.rerenderCut(out, data, st)
+		if !done {
+			next, err = rerenderWhole(out, data, st)
+		}
 		if err != nil {
-			return "", info, fmt.Errorf("re-rendering output that contains `{{` (render %d): template does not parse: %w", depth+1, err)
-		}
-		t.Funcs(st.boundFuncs())
-		if mayModify(t) {
-			data.ownConfig()
-		}
-		if out, err = run(t, data, st, len(out)); err != nil {
 			if le, ok := AsLimitError(err); ok {
 				again := *le
 				again.Rerender = depth
@@ -268,13 +267,32 @@ func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (str
 			}
 			return "", info, fmt.Errorf("re-rendering output that contains `{{` (render %d): %w", depth+1, err)
 		}
+		out = next
 	}
 	return out, info, nil
+}
+
+// rerenderWhole parses text (output holding `{{`) and executes it within st.
+func rerenderWhole(text string, data *Data, st *execState) (string, error) {
+	t, err := parseTemplate(text)
+	if err != nil {
+		return "", fmt.Errorf("template does not parse: %w", err)
+	}
+	t.Funcs(st.boundFuncs())
+	if mayModify(t) {
+		data.ownConfig()
+	}
+	return run(t, data, st, len(text))
 }
 
 // run executes t within st's limits into a buffer of sizeHint bytes to start with. A strings.Builder
 // hands its bytes over as the result without the copy that bytes.Buffer.String makes.
 func run(t *template.Template, data *Data, st *execState, sizeHint int) (out string, err error) {
+	return runBetween("", t, "", data, st, sizeHint)
+}
+
+// runBetween is run with prefix written before t's output and suffix after it, within the same limits.
+func runBetween(prefix string, t *template.Template, suffix string, data *Data, st *execState, sizeHint int) (out string, err error) {
 	// Sprig and reflection-heavy functions can panic on odd input; a template must never crash the provider.
 	defer func() {
 		if r := recover(); r != nil {
@@ -292,8 +310,14 @@ func run(t *template.Template, data *Data, st *execState, sizeHint int) (out str
 	// the buffer, but not much: the result keeps the buffer's capacity, and a fleet's tree is hundreds of
 	// megabytes. Capped, so that one huge output does not make every later one allocate as much.
 	w.buf.Grow(min(sizeHint+min(sizeHint/8, 256), maxSizeHint))
+	if _, err := io.WriteString(w, prefix); err != nil {
+		return "", err
+	}
 	if err := t.Execute(w, data); err != nil {
 		return "", fmt.Errorf("template execution failed: %w", err)
+	}
+	if _, err := io.WriteString(w, suffix); err != nil {
+		return "", err
 	}
 	return w.buf.String(), nil
 }

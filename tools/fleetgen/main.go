@@ -43,6 +43,7 @@ func run(args []string, stdout io.Writer) error {
 	policies := flags.Int("policies", 0, "override the preset's scheduling policy count")
 	configMaps := flags.Int("config-maps", -1, "override the preset's platform config map count")
 	breadth := flags.Float64("breadth", 0, "override the preset's selector breadth, in (0, 1]")
+	templatedConfigs := flags.Float64("templated-configs", -1, "override the preset's share of config maps whose values hold template actions, in [0, 1]")
 	oneMore := flags.String("one-more-policy", "", "also write, to this file, a SchedulingPolicy that adds exactly one assignment (the delivery benchmarks' model change)")
 	addOneMore := flags.Bool("add-one-more-policy", false, "add that policy to the fleet itself (YAML and tfvars)")
 	oneMoreCT := flags.String("one-more-cluster-type", "", "also write, to this file, a ClusterType that copies an existing one's labels (with -one-more-policy: issue 22's change, one cluster type and one policy)")
@@ -71,6 +72,9 @@ func run(args []string, stdout io.Writer) error {
 	override(&spec.TargetsPerWorkload, *targets, 0)
 	override(&spec.Policies, *policies, 0)
 	override(&spec.ConfigMaps, *configMaps, -1)
+	if *templatedConfigs >= 0 {
+		spec.TemplatedConfigs = *templatedConfigs
+	}
 	if *breadth != 0 {
 		spec.Breadth = *breadth
 	}

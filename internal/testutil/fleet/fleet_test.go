@@ -428,11 +428,12 @@ func TestPresetAssignmentCounts(t *testing.T) {
 		"100k": {DeploymentTargets: 500, Assignments: 97938},
 		"86k":  {DeploymentTargets: 450, Assignments: 86485},
 
-		"quarter-5.7k":  {DeploymentTargets: 150, Assignments: 5675},
-		"quarter-86k":   {DeploymentTargets: 435, Assignments: 85618},
-		"tutorial-5.9k": {DeploymentTargets: 260, Assignments: 5908, UnscheduledDeploymentTargets: 73},
-		"upstream-5.8k": {DeploymentTargets: 450, Assignments: 5639, UnscheduledDeploymentTargets: 111},
-		"costlier-86k":  {DeploymentTargets: 450, Assignments: 90332},
+		"quarter-5.7k":         {DeploymentTargets: 150, Assignments: 5675},
+		"quarter-86k":          {DeploymentTargets: 435, Assignments: 85618},
+		"tutorial-5.9k":        {DeploymentTargets: 260, Assignments: 5908, UnscheduledDeploymentTargets: 73},
+		"upstream-5.8k":        {DeploymentTargets: 450, Assignments: 5639, UnscheduledDeploymentTargets: 111},
+		"upstream-nested-5.8k": {DeploymentTargets: 450, Assignments: 5639, UnscheduledDeploymentTargets: 111},
+		"costlier-86k":         {DeploymentTargets: 450, Assignments: 90332},
 	}
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
@@ -690,5 +691,57 @@ func TestOneMoreClusterTypeAndPolicyOnTheBenchmarkFleets(t *testing.T) {
 				t.Fatalf("both changes: %d assignments, want %d + %d + 1", after, before, added)
 			}
 		})
+	}
+}
+
+// TestTemplatedConfigsOnlyAddTemplatedValues: a share of config maps gains template-action values and
+// nothing else changes, so that the feature's benchmark compares like with like.
+func TestTemplatedConfigsOnlyAddTemplatedValues(t *testing.T) {
+	t.Parallel()
+	plainSpec, err := Preset("upstream-5.8k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nestedSpec, err := Preset("upstream-nested-5.8k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Generate(plainSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested, err := Generate(nestedSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.PlatformConfigs) != len(nested.PlatformConfigs) {
+		t.Fatalf("%d config maps, the plain fleet has %d", len(nested.PlatformConfigs), len(plain.PlatformConfigs))
+	}
+	greetings, routes := 0, 0
+	for i, cfg := range nested.PlatformConfigs {
+		for key, value := range cfg.Data {
+			switch key {
+			case "GREETING":
+				greetings++
+				if value.Scalar != templatedGreeting {
+					t.Errorf("%s: GREETING = %q", cfg.Name, value.Scalar)
+				}
+			case "ROUTE":
+				routes++
+				if value.Scalar != templatedRoute {
+					t.Errorf("%s: ROUTE = %q", cfg.Name, value.Scalar)
+				}
+			default:
+				if !reflect.DeepEqual(value, plain.PlatformConfigs[i].Data[key]) {
+					t.Errorf("%s: %s = %v, the plain fleet has %v", cfg.Name, key, value, plain.PlatformConfigs[i].Data[key])
+				}
+			}
+		}
+	}
+	if greetings != 9 || routes != 5 {
+		t.Errorf("%d GREETING and %d ROUTE values, want 9 (30 %% of 30 config maps) and 5", greetings, routes)
+	}
+	if !strings.Contains(nested.PlatformConfigs[0].Name, "dev-config") || nested.PlatformConfigs[0].Data["GREETING"].Scalar == "" {
+		t.Errorf("the environment-wide config map %s has no GREETING: most assignments would not meet the feature", nested.PlatformConfigs[0].Name)
 	}
 }

@@ -34,6 +34,9 @@ type Spec struct {
 	// Shape picks the generator: ShapePresets (the default) or one of the costlier per-assignment
 	// profiles in shapes.go.
 	Shape string
+	// TemplatedConfigs, in [0, 1], is the share of config maps whose values hold template actions, which
+	// the scheduler renders again while a manifest's output holds `{{` (features.go). Default 0: none.
+	TemplatedConfigs float64
 }
 
 // Fleet is a generated control plane: the model, and the Kalypso YAML
@@ -122,6 +125,7 @@ func Generate(spec Spec) (Fleet, error) {
 		f.Policies = g.policies()
 		f.PlatformConfigs = g.platformConfigs(f.ClusterTypes)
 	}
+	templateConfigValues(f.PlatformConfigs, spec.TemplatedConfigs)
 	sum := sha1.Sum([]byte("kalypso-fleet-" + strconv.FormatUint(spec.Seed, 10)))
 	f.PromotedCommit = hex.EncodeToString(sum[:])
 	f.Documents = f.render()
@@ -146,6 +150,9 @@ func (s Spec) validate() error {
 	case ShapePresets, ShapeQuarterConfigs, ShapeTutorial, ShapeUpstream, ShapeCostlier:
 	default:
 		errs = append(errs, fmt.Errorf("spec.Shape must be one of %q, %q, %q, %q, %q, got %q", ShapePresets, ShapeQuarterConfigs, ShapeTutorial, ShapeUpstream, ShapeCostlier, s.Shape))
+	}
+	if s.TemplatedConfigs < 0 || s.TemplatedConfigs > 1 {
+		errs = append(errs, fmt.Errorf("spec.TemplatedConfigs must be in [0, 1], got %v", s.TemplatedConfigs))
 	}
 	if s.Breadth <= 0 || s.Breadth > 1 {
 		errs = append(errs, fmt.Errorf("spec.Breadth must be in (0, 1], got %v", s.Breadth))

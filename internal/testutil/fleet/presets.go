@@ -39,6 +39,9 @@ var Presets = map[string]Spec{
 	// config maps, one config schema, 300 cluster types, 150 workloads x 3 targets, 60 policies: 5,639
 	// assignments (111 targets unscheduled: the observability services).
 	"upstream-5.8k": {Shape: ShapeUpstream, ClusterTypes: 300, Workloads: 150, TargetsPerWorkload: 3, Policies: 60, ConfigMaps: 30},
+	// Issue 34: upstream-5.8k with template actions in 9 of its 30 config maps (features.go): every
+	// assignment's config output is rendered again, once or twice.
+	"upstream-nested-5.8k": {Shape: ShapeUpstream, ClusterTypes: 300, Workloads: 150, TargetsPerWorkload: 3, Policies: 60, ConfigMaps: 30, TemplatedConfigs: 0.3},
 	// The fleet issue 22 measured delivery on: 300 cluster types, 150 workloads x 3 targets in 15
 	// workspaces, 60 policies, 80 single-label config maps plus one environment-wide: 90,332 assignments.
 	"costlier-86k": {Shape: ShapeCostlier, ClusterTypes: 300, Workloads: 150, TargetsPerWorkload: 3, Policies: 60, ConfigMaps: 80},
