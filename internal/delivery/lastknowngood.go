@@ -139,5 +139,5 @@ func planLastKnownGood(ctx context.Context, p *Planning) error {
 		return err
 	}
 	p.LastKnownGood = lkg
-	return nil
+	return planAutoRollback(ctx, p)
 }

@@ -34,6 +34,45 @@ type Rollback struct {
 type RolledBack struct {
 	// To is the full id of the commit whose tree is restored.
 	To string
+	// Auto is true for the rollback a halted rollout proposes by itself (rollout.on_failure = "rollback"):
+	// it restores every cluster type at once, and the apply does not narrow it to a wave.
+	Auto bool
+}
+
+// OnFailureRollback is rollout.on_failure's value that rolls a halted rollout back.
+const OnFailureRollback = "rollback"
+
+// planAutoRollback is the rollback a halted rollout proposes by itself with rollout.on_failure =
+// "rollback": the desired files become those of the last known good commit. There is no rollback of a
+// rollback (while a hold stands, a failure halts), and nothing happens when the branch already holds the
+// last known good tree or there is none.
+func planAutoRollback(ctx context.Context, p *Planning) error {
+	if p.Rollout == nil || p.Rollout.OnFailure != OnFailureRollback || p.Waves == nil || !p.Waves.Halted || p.Config.Rollback != nil || p.Prior == nil {
+		return nil
+	}
+	lkg := p.LastKnownGood
+	switch {
+	case p.Hold != nil:
+		p.Warn("No rollback of a rollback", fmt.Sprintf("kalypso_gitops_commit %s: the rollout halted, and rollout.on_failure = \"rollback\", but the branch "+
+			"holds a rollback already (to commit %s): nothing is written. Fix the cause, or roll back further with rollback = { to = ... }.", p.ID, shortID(p.Hold.To)))
+		return nil
+	case lkg == nil || lkg.Commit == "":
+		p.Warn("No last known good commit", fmt.Sprintf("kalypso_gitops_commit %s: the rollout halted, and rollout.on_failure = \"rollback\", but no commit "+
+			"read was reported healthy by every expected cluster: nothing is written.", p.ID))
+		return nil
+	case lkg.Tree == p.Prior.ContentHash:
+		return nil // the branch holds it already
+	}
+	files, rolled, err := RollbackFiles(ctx, p.Git, p.Config.Resource, lkg.Commit)
+	if err != nil {
+		return Explain(p.ID, err)
+	}
+	rolled.Auto = true
+	p.Rendered, p.RolledBack = Rendered{Known: true, Files: files}, &rolled
+	p.Warn("Rollout failed: rolling back", fmt.Sprintf("kalypso_gitops_commit %s: the rollout halted, and rollout.on_failure = \"rollback\": the plan "+
+		"restores the files under path as the last known good commit %s held them, every cluster type at once (changes lists the reverse change), "+
+		"and holds the tree it replaces.", p.ID, lkg.Commit))
+	return nil
 }
 
 // ErrRollbackTarget is the class of a rollback.to that cannot be restored.

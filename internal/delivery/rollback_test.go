@@ -167,6 +167,20 @@ func TestPlanLastKnownGood(t *testing.T) {
 	if r.RolledBack == nil || r.RolledBack.To != c2 || string(r.Rendered.Files["drone/a.yaml"]) != "v2" || len(r.Rendered.Files) != 1 {
 		t.Errorf("rollback to last_known_good: %+v %q", r.RolledBack, r.Rendered.Files)
 	}
+	// rollout.on_failure = "rollback": a halted rollout's plan rolls back to it by itself, once.
+	auto := plan("")
+	auto.Rollout.OnFailure, auto.Waves = OnFailureRollback, &rollout.WavePlan{Halted: true}
+	if err := planLastKnownGood(context.Background(), auto); err != nil {
+		t.Fatal(err)
+	}
+	if auto.RolledBack == nil || !auto.RolledBack.Auto || auto.RolledBack.To != c2 || string(auto.Rendered.Files["drone/a.yaml"]) != "v2" {
+		t.Errorf("on_failure rollback: %+v %q", auto.RolledBack, auto.Rendered.Files)
+	}
+	again := plan("")
+	again.Rollout.OnFailure, again.Waves, again.Hold = OnFailureRollback, &rollout.WavePlan{Halted: true}, &Hold{Tree: "t", To: c2}
+	if err := planLastKnownGood(context.Background(), again); err != nil || again.RolledBack != nil || len(again.Warnings) != 1 || again.Warnings[0].Summary != "No rollback of a rollback" {
+		t.Errorf("a rollback of a rollback: %v %+v %+v", err, again.RolledBack, again.Warnings)
+	}
 	// Nobody healthy on any commit: no last known good, and a rollback to it is refused.
 	none := plan(LastKnownGoodName)
 	none.Rollout.Source = statusSource{{Cluster: "d1", Commit: c3, State: rollout.Failed, Time: now}}

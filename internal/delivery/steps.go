@@ -537,6 +537,11 @@ func (p *Planning) readBranch(ctx context.Context) (*Plan, error) {
 	var lastTree, prState string
 	if p.Prior != nil && p.Move == nil {
 		lastTree, prState = p.Prior.ContentHash, p.Prior.PullRequestState
+		if p.Prior.Resource.ReadBranch(prState) != s.ReadBranch(prState) {
+			// The refresh read the open proposal's head branch and this plan reads the base (pull_request removed),
+			// or the other way round: the state's tree says nothing about the branch read here.
+			lastTree = ""
+		}
 	}
 	want := s.Desired(p.Rendered.Files, p.Rendered.Reused, p.Prior != nil && p.Prior.Promoted)
 	want.Built = p.Rendered.Stored

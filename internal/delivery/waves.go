@@ -36,6 +36,9 @@ type Rollout struct {
 	History  int
 	Deadline time.Duration
 	Paused   bool
+	// OnFailure is on_failure: OnFailureRollback makes the plan of a halted rollout roll back to the last
+	// known good commit (rollback.go); anything else halts.
+	OnFailure string
 	// Now is the plan's time (for soak times and the deadline).
 	Now time.Time
 }

@@ -103,6 +103,7 @@ func (r *GitopsCommitResource) reportPlan(ctx context.Context, p *delivery.Plann
 		plan.ID = types.StringValue(p.ID)
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, moveKey, p.Move.Record())...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, autoRollbackKey, autoRollbackRecord(p))...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, replacedKey, p.ReplacedRecord())...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, takeOverKey, p.TakeOverRecord())...)
 	plan.AdoptedFrom = adoptedFromValue(p, state)

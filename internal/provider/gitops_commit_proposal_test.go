@@ -236,6 +236,31 @@ func TestAccGitopsCommit_ProposalRetargetedByABranchMove_MockGitHubAPI(t *testin
 	r.expectNoToken(outs...)
 }
 
+// TestAccGitopsCommit_ProposalClosedWhenPullRequestModeEnds_MockGitHubAPI: with pull request #1 open,
+// removing pull_request pushes the change to the branch directly; the plan says the apply closes #1, which
+// would otherwise propose the same files a second time, and the apply does.
+func TestAccGitopsCommit_ProposalClosedWhenPullRequestModeEnds_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newProposalRig(t, "ghp_DIRECTmode0123456789abcdefABCDE", gitopsOutside)
+	files := map[string]string{"drone/a.yaml": "a: 1\n"}
+	cfg := func(extra string) string {
+		return gitopsCfg{URL: "https://github.com/org/fleet.git", Branch: "main", Path: "clusters", Files: files, Extra: extra}.String()[len("provider \"kalypso\" {\n\n}\n\n"):]
+	}
+	r.write(cfg("  pull_request = {}\n"))
+	outs := []string{r.must("apply", "-auto-approve")}
+	r.expectPRs("after the proposal", mockgithub.PR{Number: 1, State: "open", Head: "kalypso/main", Base: "main"})
+
+	r.write(cfg(""))
+	out := r.expectExit(2, "plan", "-detailed-exitcode")
+	expectOutput(t, "plan without pull_request", out, `Warning: The apply closes pull request #1`,
+		`pull_request was removed, so the apply pushes to branch "main" directly and closes pull request #1`)
+	outs = append(outs, out, r.must("apply", "-auto-approve"))
+	r.expectPRs("after the direct push", mockgithub.PR{Number: 1, State: "closed", Head: "kalypso/main", Base: "main"})
+	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)
+	r.expectExit(0, "plan", "-detailed-exitcode")
+	r.expectNoToken(outs...)
+}
+
 // TestAccGitopsCommit_ProposalMergedBetweenPlanAndApply_MockGitHubAPI: a path move planned (plan -out)
 // while pull request #1 is open, #1 merged, then the saved plan applied: "The pull request was merged
 // since the plan" with the way out, not "Provider produced inconsistent final plan", and nothing is

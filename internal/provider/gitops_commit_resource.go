@@ -630,7 +630,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		return false
 	}
 	ctx = gitopsLogContext(ctx, &m)
-	d, rolledBack := r.applyDesired(ctx, &m, diags)
+	d, rolledBack := r.applyDesired(ctx, &m, private, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -649,7 +649,10 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		if diags.HasError() {
 			return false
 		}
-		d.files, s.PromotedCommitID = files, promoted
+		if rolledBack == nil || !rolledBack.Auto { // the rollback a halted rollout proposed writes every wave
+			d.files = files
+		}
+		s.PromotedCommitID = promoted
 		r.data.RenderStore().DropWaves(m.ID.ValueString()) // the next plan decides afresh
 	}
 	want := s.Desired(d.files, "", priorPromoted != nil)
@@ -734,6 +737,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	r.data.RenderStore().DropStamp(delivery.StampKeyFor(m.ID.ValueString(), priorCommit, priorContent, d.configKey, tree))
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
+	diags.Append(private.SetKey(ctx, autoRollbackKey, nil)...)
 	m.withoutWriteOnlyManifests()
 	diags.Append(out.Set(ctx, &m)...)
 	return vacated

@@ -9,6 +9,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -19,8 +20,12 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/delivery"
 )
 
-// holdKey is the private-state key of the delivery.Hold the last rollback recorded.
-const holdKey = "hold"
+// holdKey is the private-state key of the delivery.Hold the last rollback recorded; autoRollbackKey, in
+// the planned private state, the commit a halted rollout's plan rolls back to (rollout.on_failure).
+const (
+	holdKey         = "hold"
+	autoRollbackKey = "auto_rollback"
+)
 
 var (
 	gitopsRollbackTypes      = map[string]attr.Type{"to": types.StringType}
@@ -121,8 +126,15 @@ func privateFacts(ctx context.Context, private privateGetter, p *delivery.Planni
 }
 
 // applyDesired is the desired files of an apply: a rollback's (rolledBack set), or the render's or files'.
-func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommitModel, diags *diag.Diagnostics) (desired, *delivery.RolledBack) {
+func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommitModel, private privateGetter, diags *diag.Diagnostics) (desired, *delivery.RolledBack) {
 	rb := rollbackConfig(ctx, m, diags)
+	var auto string
+	if b, _ := private.GetKey(ctx, autoRollbackKey); len(b) > 0 {
+		_ = json.Unmarshal(b, &auto)
+	}
+	if rb == nil && auto != "" {
+		rb = &delivery.Rollback{To: auto} // the rollback the plan of a halted rollout proposed
+	}
 	if rb == nil {
 		return r.desiredFiles(ctx, m, diags, nil), nil
 	}
@@ -136,6 +148,7 @@ func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommit
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return desired{}, nil
 	}
+	rolled.Auto = auto != "" && rollbackConfig(ctx, m, diags) == nil
 	return desired{files: files, known: true}, &rolled
 }
 
@@ -148,6 +161,15 @@ func heldAtApply(ctx context.Context, m *gitopsCommitModel, private privateGette
 	}
 	b, _ := private.GetKey(ctx, holdKey)
 	return delivery.ParseHold(b).Holds(tree, !m.Rollback.IsNull())
+}
+
+// autoRollbackRecord is what the plan keeps for the apply of a rollback it proposed by itself (nil: none).
+func autoRollbackRecord(p *delivery.Planning) []byte {
+	if p.RolledBack == nil || !p.RolledBack.Auto {
+		return nil
+	}
+	b, _ := json.Marshal(p.RolledBack.To) // private state holds JSON
+	return b
 }
 
 // rollbackRequest names both commits in the commit message of a rollback (from: the commit it replaces).

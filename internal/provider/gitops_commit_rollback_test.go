@@ -139,22 +139,52 @@ func TestAccGitopsCommit_RollbackHold(t *testing.T) {
 	}
 }
 
-// TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI: three commits of a rollout, the clusters
-// report the first two healthy and the third failed (statuses as Flux's notification-controller posts
-// them to the GitHub REST mock). last_known_good is the second; rollback = { to = "last_known_good" }
-// plans the reverse change, and after the apply `git diff <last known good> HEAD -- clusters` is empty.
-func TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI(t *testing.T) {
-	t.Parallel()
+// lkgRig is a GitOps branch dev of org/gitops with a one-wave rollout over two clusters (d0000001 on drone,
+// e0000001 on large) that report to the GitHub REST mock as Flux's notification-controller does. Three
+// versions are applied; the clusters report the first two healthy, and e0000001 the third failed.
+type lkgRig struct {
+	t       *testing.T
+	tf      *terraformCLI
+	dir     string
+	gitops  string
+	gh      *mockgithub.Server
+	commits []string
+	onFail  string
+}
+
+func newLKGRig(t *testing.T, onFailure string) *lkgRig {
+	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	gitops, _, _ := rolloutRepo(t)
-	gh := mockgithub.Start(t, rolloutToken)
-	dir := t.TempDir()
-	tf := newTerraformCLI(t, dir)
-	cfg := func(version, extra string) {
-		files := map[string]string{"drone/app.yaml": "version: " + version + "\n", "large/app.yaml": "version: " + version + "\n"}
-		main := fmt.Sprintf(`
+	r := &lkgRig{t: t, dir: t.TempDir(), gitops: gitops, gh: mockgithub.Start(t, rolloutToken), onFail: onFailure}
+	r.tf = newTerraformCLI(t, r.dir)
+	r.cfg("1", "")
+	r.tf.mustRun("init", "-input=false", "-no-color")
+	for i, v := range []string{"1", "2", "3"} {
+		r.cfg(v, "")
+		r.tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
+		sha := gitserver.Head(t, gitops, "dev")
+		r.commits = append(r.commits, sha)
+		r.post(sha, "d0000001", "success")
+		if i < 2 {
+			r.post(sha, "e0000001", "success")
+		} else {
+			r.post(sha, "e0000001", "failure")
+		}
+	}
+	return r
+}
+
+func (r *lkgRig) cfg(version, extra string) {
+	r.t.Helper()
+	files := map[string]string{"drone/app.yaml": "version: " + version + "\n", "large/app.yaml": "version: " + version + "\n"}
+	onFailure := ""
+	if r.onFail != "" {
+		onFailure = fmt.Sprintf("    on_failure      = %q\n", r.onFail)
+	}
+	main := fmt.Sprintf(`
 terraform {
   required_providers {
     kalypso = { source = "registry.terraform.io/kalypso/kalypso" }
@@ -177,59 +207,100 @@ resource "kalypso_gitops_commit" "dev" {
     waves           = [{ name = "all" }]
     expected        = { clusters = { drone = ["d0000001"], large = ["e0000001"] } }
     github_statuses = { repository = "org/gitops" }
-  }
+%[6]s  }
 %[5]s}
-`, gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(gitops), hclMap(files), extra)
-		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o600); err != nil {
-			t.Fatal(err)
-		}
+`, r.gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(r.gitops), hclMap(files), extra, onFailure)
+	if err := os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(main), 0o600); err != nil {
+		r.t.Fatal(err)
 	}
-	post := func(sha, cluster, state string) {
-		gh.AddStatus("org/gitops", sha, mockgithub.Status{State: state, Context: "kustomization/dev/" + cluster, Description: "reconciliation " + state, UpdatedAt: time.Now().Add(-time.Hour)})
+}
+
+func (r *lkgRig) post(sha, cluster, state string) {
+	r.gh.AddStatus("org/gitops", sha, mockgithub.Status{State: state, Context: "kustomization/dev/" + cluster, Description: "reconciliation " + state, UpdatedAt: time.Now().Add(-time.Hour)})
+}
+
+// expectRolledBackTo checks that the branch's tree under clusters is lkg's and that the last commit
+// names both commits.
+func (r *lkgRig) expectRolledBackTo(lkg, from string) {
+	r.t.Helper()
+	if diff := gitserver.Git(r.t, r.gitops, nil, "diff", lkg, "dev", "--", "clusters"); diff != "" {
+		r.t.Errorf("after the rollback, git diff %s dev -- clusters:\n%s", lkg, diff)
 	}
-	cfg("1", "")
-	tf.mustRun("init", "-input=false", "-no-color")
-	var commits []string
-	for i, v := range []string{"1", "2", "3"} {
-		cfg(v, "")
-		tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
-		sha := gitserver.Head(t, gitops, "dev")
-		commits = append(commits, sha)
-		post(sha, "d0000001", "success")
-		if state := "success"; i < 2 {
-			post(sha, "e0000001", state)
-		} else {
-			post(sha, "e0000001", "failure")
-		}
+	msg := gitserver.Git(r.t, r.gitops, nil, "log", "-1", "--format=%s", "dev")
+	if want := fmt.Sprintf("Roll back clusters on dev to %s (from %s)", lkg[:12], from[:12]); !strings.HasPrefix(msg, want) {
+		r.t.Errorf("the rollback's subject %q, want %q", msg, want)
 	}
-	lkg := commits[1]
-	out := tf.mustRun("plan", "-input=false", "-no-color", "-out=halted.tfplan")
+}
+
+// TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI: three commits of a rollout, the third
+// failed: last_known_good is the second (commit and managed tree); rollback = { to = "last_known_good" }
+// plans the reverse change, and after the apply `git diff <last known good> HEAD -- clusters` is empty.
+func TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newLKGRig(t, "")
+	lkg := r.commits[1]
+	out := r.tf.mustRun("plan", "-input=false", "-no-color", "-out=halted.tfplan")
 	expectOutput(t, "the plan after the failure", out, `Warning: Rollout halted`)
 	var halted plannedChanges
-	if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", "halted.tfplan")), &halted); err != nil {
+	if err := json.Unmarshal([]byte(r.tf.mustRun("show", "-json", "halted.tfplan")), &halted); err != nil {
 		t.Fatal(err)
 	}
 	// The managed tree: the path's tree without the dot-entries at its root (the ownership record).
 	var managed []string
-	for _, line := range strings.Split(strings.TrimSpace(gitserver.Git(t, gitops, nil, "ls-tree", lkg+":clusters")), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(gitserver.Git(t, r.gitops, nil, "ls-tree", lkg+":clusters")), "\n") {
 		if _, name, _ := strings.Cut(line, "\t"); !strings.HasPrefix(name, ".") {
 			managed = append(managed, line)
 		}
 	}
-	tree := strings.TrimSpace(gitserver.Git(t, gitops, []byte(strings.Join(managed, "\n")+"\n"), "mktree"))
+	tree := strings.TrimSpace(gitserver.Git(t, r.gitops, []byte(strings.Join(managed, "\n")+"\n"), "mktree"))
 	if got, _ := halted.ResourceChanges[0].Change.After["last_known_good"].(map[string]any); got["commit"] != lkg || got["tree"] != tree {
-		t.Errorf("last_known_good %v, want commit %s and its tree", got, lkg)
+		t.Errorf("last_known_good %v, want commit %s and tree %s", got, lkg, tree)
 	}
 
-	cfg("3", "  rollback = { to = \"last_known_good\" }\n")
-	out = tf.mustRun("plan", "-input=false", "-no-color", "-out=rollback.tfplan")
+	r.cfg("3", "  rollback = { to = \"last_known_good\" }\n")
+	out = r.tf.mustRun("plan", "-input=false", "-no-color", "-out=rollback.tfplan")
 	expectOutput(t, "the rollback's plan", out, `Warning: Rollback`, `restores the files under path as commit `+lkg, `-version: 3`, `\+version: 2`)
-	tf.mustRun("apply", "-input=false", "-no-color", "rollback.tfplan")
-	if diff := gitserver.Git(t, gitops, nil, "diff", lkg, "dev", "--", "clusters"); diff != "" {
-		t.Errorf("after the rollback, git diff %s dev -- clusters:\n%s", lkg, diff)
+	r.tf.mustRun("apply", "-input=false", "-no-color", "rollback.tfplan")
+	r.expectRolledBackTo(lkg, r.commits[2])
+}
+
+// TestAccGitopsCommit_RolloutOnFailureRollback_MockGitHubAPI: with rollout.on_failure = "rollback" the plan
+// of the halted rollout proposes the rollback to last_known_good by itself; after it the configuration
+// that still renders the failed version is held (an empty plan); a failure of the rollback's own commit
+// does not roll back again.
+func TestAccGitopsCommit_RolloutOnFailureRollback_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newLKGRig(t, "rollback")
+	lkg := r.commits[1]
+	out := r.tf.mustRun("plan", "-input=false", "-no-color", "-out=auto.tfplan")
+	expectOutput(t, "the plan of the halted rollout", out, `Warning: Rollout failed: rolling back`, `last known good commit `+lkg, `-version: 3`, `\+version: 2`)
+	r.tf.mustRun("apply", "-input=false", "-no-color", "auto.tfplan")
+	r.expectRolledBackTo(lkg, r.commits[2])
+	rollback := gitserver.Head(t, r.gitops, "dev")
+
+	// The first plan after it records the rollout's state on the rollback's commit (rollout_status) and
+	// writes nothing: the configuration still renders version 3, which is held. The next plan is empty.
+	out = r.tf.mustRun("plan", "-input=false", "-no-color")
+	expectOutput(t, "the plan after the rollback", out, `Warning: Held after a rollback`, `was rolled back to commit `+lkg[:12])
+	if strings.Contains(out, "changes ") {
+		t.Errorf("the plan after the rollback writes files:\n%s", out)
 	}
-	msg := gitserver.Git(t, gitops, nil, "log", "-1", "--format=%s", "dev")
-	if want := fmt.Sprintf("Roll back clusters on dev to %s (from %s)", lkg[:12], commits[2][:12]); !strings.HasPrefix(msg, want) {
-		t.Errorf("the rollback's subject %q, want %q", msg, want)
+	r.tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
+	out, code := r.tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if code != 0 || !strings.Contains(out, "Held after a rollback") {
+		t.Errorf("the second plan after the rollback is not empty and held (exit %d):\n%s", code, out)
+	}
+	if got := gitserver.Head(t, r.gitops, "dev"); got != rollback {
+		t.Errorf("the held plan's apply moved the branch: %s", got)
+	}
+	// The rollback's own commit fails too: no rollback of a rollback.
+	r.post(rollback, "d0000001", "success")
+	r.post(rollback, "e0000001", "failure")
+	out, code = r.tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if code == 1 || strings.Contains(out, "Rollout failed: rolling back") {
+		t.Errorf("a failed rollback rolls back again (exit %d):\n%s", code, out)
+	}
+	if got := gitserver.Head(t, r.gitops, "dev"); got != rollback {
+		t.Errorf("the branch moved after the rollback: %s", got)
 	}
 }

@@ -65,7 +65,8 @@ var gitopsRolloutAttrTypes = func() map[string]attr.Type {
 	return t.AttrTypes
 }()
 
-// rolloutOnFailureHalt is on_failure's only value for now: a failed wave halts the rollout.
+// rolloutOnFailureHalt is on_failure's default: a failed wave halts the rollout; with
+// delivery.OnFailureRollback the plan rolls back to the last known good commit.
 const rolloutOnFailureHalt = "halt"
 
 var gitopsWaveStatusTypes = map[string]attr.Type{
@@ -157,8 +158,10 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 			"paused": schema.BoolAttribute{Optional: true, MarkdownDescription: "Write nothing, and say so. Defaults to `false`."},
 			"on_failure": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "What a wave with more failures than `max_failures`, or past `progress_deadline`, does: `halt` (nothing more is written until the " +
-					"clusters recover or a new change starts the rollout again). Defaults to `halt`.",
-				Validators: []validator.String{stringvalidator.OneOf(rolloutOnFailureHalt)}},
+					"clusters recover or a new change starts the rollout again), or `rollback`: the plan of the halted rollout proposes by itself the rollback to " +
+					"`last_known_good` (as `rollback = { to = \"last_known_good\" }` would, all cluster types at once), and the tree it replaces is held. " +
+					"There is no rollback of a rollback: while the hold of a rollback stands, a failure halts. Defaults to `halt`.",
+				Validators: []validator.String{stringvalidator.OneOf(rolloutOnFailureHalt, delivery.OnFailureRollback)}},
 			"history": schema.StringAttribute{Optional: true,
 				MarkdownDescription: fmt.Sprintf("How many commits of the branch to read reports about; one status request each; a whole number kept as a string. Defaults to %d.", rollout.DefaultHistory),
 				Validators:          []validator.String{validators.WholeNumberString(1, 1000)}},
@@ -231,7 +234,7 @@ func (r *GitopsCommitResource) rolloutConfig(ctx context.Context, m *gitopsCommi
 		return nil
 	}
 	at := path.Root("rollout")
-	out := &delivery.Rollout{Now: time.Now(), Paused: rm.Paused.ValueBool(), History: wholeNumber(rm.History)}
+	out := &delivery.Rollout{Now: r.data.Now(), Paused: rm.Paused.ValueBool(), History: wholeNumber(rm.History), OnFailure: rm.OnFailure.ValueString()}
 	if s := rm.ProgressDeadline.ValueString(); s != "" {
 		out.Deadline, _ = time.ParseDuration(s) // validated
 	}
