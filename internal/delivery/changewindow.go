@@ -88,7 +88,7 @@ func planWindow(_ context.Context, p *Planning) error {
 	if !w.Known || w.Calendar == nil {
 		return nil
 	}
-	f := WindowFacts{Calendar: w.Calendar, Now: p.Now, Writes: p.Decision.CommitUnknown, BreakGlass: w.BreakGlass, Used: p.BreakGlassUsed}
+	f := WindowFacts{Calendar: w.Calendar, Now: p.Now, Writes: p.Decision.CommitUnknown, BreakGlass: w.BreakGlass, Used: p.BreakGlassUsed, Rollback: p.RolledBack != nil}
 	if p.Changes != nil {
 		f.Tree = p.Changes.DesiredTree
 	}

@@ -302,14 +302,14 @@ func (d *FleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	freq, azure, diags := d.request(ctx, &data)
+	freq, sources, diags := d.request(ctx, &data)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	st, err := fleetstatus.Read(ctx, d.provider.GitClient(), freq)
 	if err != nil {
-		resp.Diagnostics.Append(fleetStatusError(err, azure)...)
+		resp.Diagnostics.Append(fleetStatusError(err, sources)...)
 		return
 	}
 	data.fill(st)
@@ -325,8 +325,8 @@ func (d *FleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }
 
-// request converts the configuration; azure tells, per environment, whether its source is Azure Resource Graph.
-func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusModel) (fleetstatus.Request, []bool, diag.Diagnostics) {
+// request converts the configuration; sources are the rollout source of each environment (rolloutSources).
+func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusModel) (fleetstatus.Request, []*rolloutSourceKind, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	req := fleetstatus.Request{Repo: data.RepositoryURL.ValueString(), Path: data.Path.ValueString(),
 		History: int(data.History.ValueInt64()), MaxClusters: int(data.MaxClusters.ValueInt64()), Now: d.provider.Now()}
@@ -344,7 +344,7 @@ func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusMo
 	if diags.HasError() {
 		return req, nil, diags
 	}
-	azure := make([]bool, len(envs))
+	sources := make([]*rolloutSourceKind, len(envs))
 	for i, e := range envs {
 		at := path.Root("environments").AtListIndex(i)
 		env := fleetstatus.Environment{Name: e.Name.ValueString(), Branch: e.Branch.ValueString()}
@@ -362,11 +362,9 @@ func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusMo
 				env.Clusters[ct] = append(env.Clusters[ct], n.ValueString())
 			}
 		}
-		if azure[i] = !e.AzureGraph.IsNull(); azure[i] {
-			env.Source, diags = rolloutAzureSource(ctx, d.provider, e.AzureGraph, at.AtName("azure_resource_graph"), req.Repo, env.Branch, req.MaxClusters, diags)
-		} else {
-			env.Source, diags = rolloutGitHubSource(ctx, d.provider, e.GitHubStatuses, at.AtName("github_statuses"), req.Repo, req.MaxClusters, diags)
-		}
+		src := configuredRolloutSource(func(s *rolloutSourceKind) types.Object { return s.inFleet(&e) })
+		sources[i] = src
+		env.Source, diags = src.build(ctx, d.provider, src.inFleet(&e), at.AtName(src.attr), req.Repo, env.Branch, req.MaxClusters, diags)
 		req.Environments = append(req.Environments, env)
 	}
 	if !data.ControlPlane.IsNull() {
@@ -382,11 +380,11 @@ func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusMo
 			req.Compare = append(req.Compare, fleetstatus.Comparison{From: c.From.ValueString(), To: c.To.ValueString()})
 		}
 	}
-	return req, azure, diags
+	return req, sources, diags
 }
 
 // fleetStatusError words an error of the read at the attribute to fix; nothing of the status is kept.
-func fleetStatusError(err error, azure []bool) diag.Diagnostics {
+func fleetStatusError(err error, sources []*rolloutSourceKind) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var ee *fleetstatus.EnvError
 	if !errors.As(err, &ee) {
@@ -420,7 +418,11 @@ func fleetStatusError(err error, azure []bool) diag.Diagnostics {
 	default:
 		// The source's failures and the rollout rules' refusals, worded as kalypso_rollout words them, at
 		// this environment's attributes.
-		for _, d := range rolloutError(ee.Err, ee.Env, ee.Index < len(azure) && azure[ee.Index]) {
+		src := rolloutSources[0]
+		if ee.Index < len(sources) && sources[ee.Index] != nil {
+			src = sources[ee.Index]
+		}
+		for _, d := range rolloutError(ee.Err, ee.Env, src) {
 			at := env
 			if wp, ok := d.(diag.DiagnosticWithPath); ok {
 				at = fleetReroot(wp.Path(), env)

@@ -198,18 +198,23 @@ func TestAccFleetStatus_badInput_MockGitHubAPI(t *testing.T) {
 func TestFleetStatusErrorPaths(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		err  error
-		want string
+		err   error
+		want  string
+		azure bool // environment 0 reads Azure Resource Graph, the source that has a cluster limit of its own
 	}{
-		{&fleetstatus.EnvError{Index: 1, Env: "stage", Err: fmt.Errorf("%w: the head", fleetstatus.ErrNoPromoted)}, "environments[1].branch"},
-		{&fleetstatus.EnvError{Index: 1, Env: "stage", Err: &gitrepo.Error{Op: "read", Repo: "r", Branch: "stage", Err: gitrepo.ErrBranchNotFound}}, "environments[1].branch"},
-		{&fleetstatus.EnvError{Index: 0, Env: "dev", Err: fmt.Errorf("%w: %w", fleetstatus.ErrSource, githubpr.ErrNotFound)}, "environments[0].github_statuses"},
-		{&fleetstatus.EnvError{Index: 0, Env: "dev", Err: fmt.Errorf("%w: cluster", rollout.ErrAmbiguousCluster)}, "environments[0].clusters"},
-		{&fleetstatus.EnvError{Index: 0, Env: "dev", Err: fmt.Errorf("%w: 5000", rollout.ErrTooManyClusters)}, "max_clusters"},
-		{&fleetstatus.EnvError{Index: -1, Env: "control plane", Err: &gitrepo.Error{Op: "read", Repo: "r", Branch: "main", Err: gitrepo.ErrRepositoryNotFound}}, "control_plane.repo"},
-		{fmt.Errorf("%w: comparison dev vs qa names environment", fleetstatus.ErrInput), "compare"},
+		{&fleetstatus.EnvError{Index: 1, Env: "stage", Err: fmt.Errorf("%w: the head", fleetstatus.ErrNoPromoted)}, "environments[1].branch", false},
+		{&fleetstatus.EnvError{Index: 1, Env: "stage", Err: &gitrepo.Error{Op: "read", Repo: "r", Branch: "stage", Err: gitrepo.ErrBranchNotFound}}, "environments[1].branch", false},
+		{&fleetstatus.EnvError{Index: 0, Env: "dev", Err: fmt.Errorf("%w: %w", fleetstatus.ErrSource, githubpr.ErrNotFound)}, "environments[0].github_statuses", false},
+		{&fleetstatus.EnvError{Index: 0, Env: "dev", Err: fmt.Errorf("%w: cluster", rollout.ErrAmbiguousCluster)}, "environments[0].clusters", false},
+		{&fleetstatus.EnvError{Index: 0, Env: "dev", Err: fmt.Errorf("%w: 5000", rollout.ErrTooManyClusters)}, "max_clusters", true},
+		{&fleetstatus.EnvError{Index: -1, Env: "control plane", Err: &gitrepo.Error{Op: "read", Repo: "r", Branch: "main", Err: gitrepo.ErrRepositoryNotFound}}, "control_plane.repo", false},
+		{fmt.Errorf("%w: comparison dev vs qa names environment", fleetstatus.ErrInput), "compare", false},
 	} {
-		diags := fleetStatusError(tc.err, []bool{false, false})
+		sources := []*rolloutSourceKind{githubStatusesSource, githubStatusesSource}
+		if tc.azure {
+			sources[0] = azureResourceGraphSource
+		}
+		diags := fleetStatusError(tc.err, sources)
 		if len(diags) != 1 {
 			t.Fatalf("%v: %d diagnostics", tc.err, len(diags))
 		}

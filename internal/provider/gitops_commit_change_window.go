@@ -30,9 +30,10 @@ import (
 const breakGlassKey = "break_glass"
 
 type gitopsChangeWindowsModel struct {
-	TimeZone types.String        `tfsdk:"time_zone"`
-	Allow    []gitopsWindowModel `tfsdk:"allow"`
-	Deny     []gitopsWindowModel `tfsdk:"deny"`
+	TimeZone             types.String        `tfsdk:"time_zone"`
+	Allow                []gitopsWindowModel `tfsdk:"allow"`
+	Deny                 []gitopsWindowModel `tfsdk:"deny"`
+	RollbackDuringFreeze types.Bool          `tfsdk:"rollback_during_freeze"`
 }
 
 type gitopsWindowModel struct {
@@ -48,8 +49,9 @@ type gitopsBreakGlassModel struct {
 
 var (
 	gitopsWindowType         = types.ObjectType{AttrTypes: map[string]attr.Type{"schedule": types.StringType, "duration": types.StringType, "description": types.StringType}}
-	gitopsChangeWindowsTypes = map[string]attr.Type{"time_zone": types.StringType, "allow": types.ListType{ElemType: gitopsWindowType}, "deny": types.ListType{ElemType: gitopsWindowType}}
-	gitopsBreakGlassTypes    = map[string]attr.Type{"reason": types.StringType, "ticket": types.StringType}
+	gitopsChangeWindowsTypes = map[string]attr.Type{"time_zone": types.StringType, "allow": types.ListType{ElemType: gitopsWindowType}, "deny": types.ListType{ElemType: gitopsWindowType},
+		"rollback_during_freeze": types.BoolType}
+	gitopsBreakGlassTypes = map[string]attr.Type{"reason": types.StringType, "ticket": types.StringType}
 )
 
 func windowListSchema(kind, what string) schema.ListNestedAttribute {
@@ -86,6 +88,8 @@ func changeWindowsSchema() schema.SingleNestedAttribute {
 				"`Local` is refused for the same reason."},
 			"allow": windowListSchema("allow", "Windows in which changes may be written (at most 100)."),
 			"deny":  windowListSchema("deny", "Windows in which no change may be written, such as a freeze (at most 100); a deny window wins over an allow window."),
+			"rollback_during_freeze": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let a rollback (`rollback`, or the one " +
+				"`rollout.on_failure = \"rollback\"` proposes) through an open deny window, with a warning; outside every allow window it waits like any change. Defaults to `false`."},
 		},
 	}
 }
@@ -151,7 +155,7 @@ func changeWindowsSpec(ctx context.Context, m *gitopsCommitModel, diags *diag.Di
 	if diags.Append(m.ChangeWindows.As(ctx, &cw, objectAsOptions)...); diags.HasError() {
 		return nil, false
 	}
-	spec := &windows.Spec{TimeZone: cw.TimeZone.ValueString()}
+	spec := &windows.Spec{TimeZone: cw.TimeZone.ValueString(), RollbackDuringFreeze: cw.RollbackDuringFreeze.ValueBool()}
 	for _, w := range cw.Allow {
 		spec.Allow = append(spec.Allow, windows.RuleSpec{Schedule: w.Schedule.ValueString(), Duration: w.Duration.ValueString(), Description: w.Description.ValueString()})
 	}
@@ -229,13 +233,13 @@ func breakGlassUsed(ctx context.Context, private privateGetter) *delivery.BreakG
 // have been made while the window was open, on another worker. writes is false when the plan found
 // nothing to write; tree is the desired tree. It returns the break-glass that lets the change through
 // (nil when the window is open).
-func (r *GitopsCommitResource) checkWindowAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, writes bool, tree string, diags *diag.Diagnostics) *delivery.BreakGlass {
+func (r *GitopsCommitResource) checkWindowAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, writes bool, tree string, rollback bool, diags *diag.Diagnostics) *delivery.BreakGlass {
 	w := windowConfig(ctx, m, diags)
 	if !w.Known || w.Calendar == nil {
 		return nil
 	}
 	v := delivery.CheckWindow(delivery.WindowFacts{Calendar: w.Calendar, Now: r.data.Now(), Writes: writes, Tree: tree,
-		BreakGlass: w.BreakGlass, Used: breakGlassUsed(ctx, private), Apply: true})
+		BreakGlass: w.BreakGlass, Used: breakGlassUsed(ctx, private), Apply: true, Rollback: rollback})
 	if v.Err != nil {
 		diags.Append(refusalDiag(delivery.Explain(m.ID.ValueString(), v.Err)))
 	}

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -281,5 +282,34 @@ func TestAccExampleChangeWindows(t *testing.T) {
 			}
 			r.expectExit(0, "plan", "-detailed-exitcode", glass)
 		})
+	}
+}
+
+// TestAccGitopsCommit_RollbackDuringFreeze: a rollback waits for the freeze like any change, unless
+// change_windows.rollback_during_freeze lets it through the deny window (with a warning).
+func TestAccGitopsCommit_RollbackDuringFreeze(t *testing.T) {
+	t.Parallel()
+	clock := &testClock{now: berlin(t, "2026-12-18 10:00")}
+	r := newClockRig(t, clock)
+	url := "file://" + r.repo
+	v1 := map[string]string{"drone/t1/namespace.yaml": "kind: Namespace\n"}
+	v2 := map[string]string{"drone/t1/namespace.yaml": "kind: Namespace\nmetadata: {}\n"}
+	r.write(lifecycleResource(url, v1, officeHours))
+	r.must("apply", "-auto-approve")
+	good := gitserver.Head(t, r.repo, "main")
+	r.write(lifecycleResource(url, v2, officeHours))
+	r.must("apply", "-auto-approve")
+
+	clock.Set(berlin(t, "2026-12-22 10:00"))
+	rollback := fmt.Sprintf("  rollback = { to = %q }\n", good)
+	r.write(lifecycleResource(url, v2, officeHours+rollback))
+	out := r.expectExit(1, "plan")
+	expectOutput(t, "a rollback in the freeze", out, `Error: Change window closed`, `year-end freeze`)
+	during := strings.Replace(officeHours, "  change_windows = {\n", "  change_windows = {\n    rollback_during_freeze = true\n", 1)
+	r.write(lifecycleResource(url, v2, during+rollback))
+	out = r.must("apply", "-auto-approve")
+	expectOutput(t, "a rollback through the freeze", out, `Warning: Change window closed`, `the rollback passes a closed change window`, `rollback_during_freeze`)
+	if diff := gitserver.Git(t, r.repo, nil, "diff", good, "main", "--", "clusters"); diff != "" {
+		t.Errorf("after the rollback, git diff %s main -- clusters:\n%s", good, diff)
 	}
 }

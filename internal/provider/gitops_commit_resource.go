@@ -674,7 +674,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 		diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		return false
 	}
-	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, diags)
+	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, rolledBack != nil, diags)
 	if diags.HasError() {
 		return false
 	}

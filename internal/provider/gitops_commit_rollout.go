@@ -124,7 +124,7 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 			"github_statuses": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Read the commit statuses of the branch's commits, as `kalypso_rollout.github_statuses` does. " +
-					"Exactly one of `github_statuses` and `azure_resource_graph` is required.",
+					"Exactly one of " + rolloutSourceNames() + " is required.",
 				Validators: []validator.Object{objectvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("azure_resource_graph"))},
 				Attributes: map[string]schema.Attribute{
 					"repository": schema.StringAttribute{Optional: true, MarkdownDescription: "`owner/name` on GitHub. Defaults to the owner and name in `repository_url`.",
@@ -275,11 +275,8 @@ func (r *GitopsCommitResource) rolloutConfig(ctx context.Context, m *gitopsCommi
 		limit = rollout.DefaultMaxClusters
 	}
 	var d diag.Diagnostics
-	if !rm.AzureGraph.IsNull() {
-		out.Source, d = rolloutAzureSource(ctx, r.data, rm.AzureGraph, at.AtName("azure_resource_graph"), m.RepositoryURL.ValueString(), m.Branch.ValueString(), limit, d)
-	} else {
-		out.Source, d = rolloutGitHubSource(ctx, r.data, rm.GitHubStatuses, at.AtName("github_statuses"), m.RepositoryURL.ValueString(), limit, d)
-	}
+	src := configuredRolloutSource(func(s *rolloutSourceKind) types.Object { return s.inCommit(&rm) })
+	out.Source, d = src.build(ctx, r.data, src.inCommit(&rm), at.AtName(src.attr), m.RepositoryURL.ValueString(), m.Branch.ValueString(), limit, d)
 	if diags.Append(d...); diags.HasError() {
 		return nil
 	}

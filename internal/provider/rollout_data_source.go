@@ -184,7 +184,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"github_statuses": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Read the commit statuses of the GitOps commits from the GitHub REST API (`github_base_url`, token from `git_token`/`GIT_TOKEN`/`GITHUB_TOKEN`; " +
-					"it needs read access to commit statuses). Exactly one of `github_statuses` and `azure_resource_graph` is required.",
+					"it needs read access to commit statuses). Exactly one of " + rolloutSourceNames() + " is required.",
 				Attributes: map[string]schema.Attribute{
 					"repository": schema.StringAttribute{
 						Optional: true, MarkdownDescription: "`owner/name` on GitHub. Defaults to the owner and name in `repository_url`.",
@@ -211,7 +211,7 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				MarkdownDescription: "Read the Flux configurations of Arc-enabled and AKS clusters that reconcile `branch` from Azure Resource Graph " +
 					"(`microsoft.kubernetesconfiguration/fluxconfigurations`: `complianceState`, `sourceSyncedCommitId`), as upstream's promotion check does. " +
 					"The cluster is the resource the configuration extends. The identity needs **Reader** on the subscriptions. " +
-					"Exactly one of `github_statuses` and `azure_resource_graph` is required.",
+					"Exactly one of " + rolloutSourceNames() + " is required.",
 				Attributes: map[string]schema.Attribute{
 					"subscriptions": schema.ListAttribute{
 						Optional: true, ElementType: types.StringType,
@@ -300,7 +300,11 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 var ownerRepo = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
 func (d *RolloutDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
-	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("github_statuses"), path.MatchRoot("azure_resource_graph"))}
+	sources := make([]path.Expression, len(rolloutSources))
+	for i, src := range rolloutSources {
+		sources[i] = path.MatchRoot(src.attr)
+	}
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(sources...)}
 }
 
 func (d *RolloutDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
@@ -325,9 +329,10 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if env == "" {
 		env = data.Branch.ValueString()
 	}
+	source := data.source()
 	res, err := rollout.Read(ctx, git, rreq)
 	if err != nil {
-		resp.Diagnostics.Append(rolloutError(err, env, !data.AzureGraph.IsNull())...)
+		resp.Diagnostics.Append(rolloutError(err, env, source)...)
 		return
 	}
 	data.fill(res)
@@ -337,17 +342,7 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	case res.State == rollout.Unknown:
 		// What to check depends on where the reports come from.
-		hint := "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
-		if gh, ok := rreq.Source.(*rollout.GitHubStatuses); ok {
-			// Name the repository asked: it comes from repository_url unless github_statuses.repository is set.
-			hint = fmt.Sprintf("The statuses were read from the GitHub repository %s/%s; check that the clusters post statuses there "+
-				"(Flux: a Provider of type github for that repository and an Alert for the Kustomizations), that the context patterns match them, "+
-				"and that github_statuses.repository (or repository_url) names the repository the clusters post to.", gh.Owner, gh.Repo)
-		}
-		if !data.AzureGraph.IsNull() {
-			hint = "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
-				"and that the identity has Reader on their subscriptions."
-		}
+		hint := source.noReportHint(rreq.Source)
 		resp.Diagnostics.AddAttributeWarning(path.Root("expected"), "No cluster reported",
 			fmt.Sprintf("%s: no expected cluster reported about the last %d commits of %q: %s. %s", env, rreq.History, rreq.Branch, res.Summary(), hint))
 	}
@@ -391,11 +386,8 @@ func (d *RolloutDataSource) request(ctx context.Context, data *RolloutModel) (ro
 	}
 	req.Options = opts
 
-	if !data.AzureGraph.IsNull() {
-		req.Source, diags = rolloutAzureSource(ctx, d.provider, data.AzureGraph, path.Root("azure_resource_graph"), data.RepositoryURL.ValueString(), data.Branch.ValueString(), opts.MaxClusters, diags)
-		return req, diags
-	}
-	req.Source, diags = rolloutGitHubSource(ctx, d.provider, data.GitHubStatuses, path.Root("github_statuses"), data.RepositoryURL.ValueString(), opts.MaxClusters, diags)
+	src := data.source()
+	req.Source, diags = src.build(ctx, d.provider, src.inRollout(data), path.Root(src.attr), data.RepositoryURL.ValueString(), data.Branch.ValueString(), opts.MaxClusters, diags)
 	return req, diags
 }
 
@@ -483,9 +475,10 @@ type azureOverride struct {
 	clientOptions *arm.ClientOptions
 }
 
-// rolloutError words an error of the read at the attribute to fix.
-func rolloutError(err error, env string, azure bool) diag.Diagnostics {
-	var diags diag.Diagnostics
+// rolloutCommonError adds the diagnostic of an error of a read that is no source's own (the GitOps
+// branch, the expectations, an outbound bound at the source's block at) and reports true, or reports
+// false for an error the source explains (rolloutError).
+func rolloutCommonError(err error, env string, at path.Path, diags *diag.Diagnostics) bool {
 	var gerr *gitrepo.Error
 	switch {
 	case errors.As(err, &gerr):
@@ -500,38 +493,19 @@ func rolloutError(err error, env string, azure bool) diag.Diagnostics {
 	case errors.Is(err, outbound.ErrThrottled), errors.Is(err, outbound.ErrTimeout), errors.Is(err, outbound.ErrTooLarge),
 		errors.Is(err, outbound.ErrRedirect), errors.Is(err, githubpr.ErrEndlessPages):
 		// The error names the bound and the attribute that raises it, when one exists.
-		at := path.Root("github_statuses")
-		if azure {
-			at = path.Root("azure_resource_graph")
-		}
 		diags.AddAttributeError(at, "Cannot read the rollout of "+env, err.Error()+"; nothing was written.")
 	case errors.Is(err, rollout.ErrAmbiguousCluster):
 		diags.AddAttributeError(path.Root("expected").AtName("clusters"), "Ambiguous expected cluster", err.Error()+
 			" (clusters[*].id shows them); nothing was written.")
-	case errors.Is(err, rollout.ErrSharedCluster):
-		diags.AddAttributeError(path.Root("github_statuses").AtName("creators"), "One cluster, two reporters", err.Error()+
-			". Set github_statuses.creators to the account the clusters post with, and find out who posts the other; nothing was written.")
-	case errors.Is(err, githubpr.ErrTooMany):
-		diags.AddAttributeError(path.Root("max_clusters"), "Too many statuses", err.Error()+
-			". Narrow github_statuses.context_patterns, or raise max_clusters for a fleet this large.")
-	case errors.Is(err, rollout.ErrTooManyClusters):
-		diags.AddAttributeError(path.Root("max_clusters"), "Too many clusters", err.Error()+
-			". Scope azure_resource_graph.subscriptions, or raise max_clusters for a fleet this large.")
-	case errors.Is(err, rollout.ErrMalformedAnswer):
-		diags.AddAttributeError(path.Root("azure_resource_graph"), "Cannot read the Flux configurations", err.Error()+
-			". Check azure_resource_graph.endpoint; nothing was written.")
-	case errors.Is(err, rollout.ErrResourceGraph):
-		diags.AddAttributeError(path.Root("azure_resource_graph"), "Cannot read the rollout of "+env, err.Error()+
-			". Check the Azure credential (azure_resource_graph.credential and its environment variables), that the identity has Reader on the subscriptions, "+
-			"and that Azure Resource Manager is reachable; nothing was written.")
-	case errors.Is(err, githubpr.ErrNotFound), errors.Is(err, githubpr.ErrMalformed):
-		diags.AddAttributeError(path.Root("github_statuses"), "Cannot read the commit statuses", err.Error()+
-			". Check github_statuses.repository (or repository_url), the provider's github_base_url, and that the token may read commit statuses.")
 	default:
-		diags.AddAttributeError(path.Root("github_statuses"), "Cannot read the rollout of "+env, err.Error()+
-			". Check that the status API is reachable from this machine (github_base_url) and that the token may read commit statuses; nothing was written.")
+		return false
 	}
-	return diags
+	return true
+}
+
+// source is the rollout source m configures (rolloutSources).
+func (m *RolloutModel) source() *rolloutSourceKind {
+	return configuredRolloutSource(func(s *rolloutSourceKind) types.Object { return s.inRollout(m) })
 }
 
 func (m *RolloutModel) fill(res *rollout.Result) {
