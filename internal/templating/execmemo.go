@@ -85,8 +85,79 @@ type memoEntry struct {
 	holes []dataField
 	// spent is the value budget the execution with sentinels used.
 	spent int
-	// none: the result is not memoized (it needed a second pass); execute every time.
+	// none: the result is not memoized (it needed a second pass that cannot be); execute every time.
 	none bool
+	// For an output rendered again (rerenderedEntry): the fields the re-renders key on that the first
+	// execution does not (requires, with their values), and every spliced field, whose values must be
+	// spliceable (key checks those of the first execution only).
+	requires fieldSet
+	required [numStringFields]string
+	spliced  fieldSet
+}
+
+// matches reports whether the entry holds data's output as far as the memo key does not say.
+func (entry *memoEntry) matches(data *Data) bool {
+	for f := dataField(0); int(f) < numStringFields; f++ {
+		if entry.requires.has(f) && stringField(data, f) != entry.required[f] ||
+			entry.spliced.has(f) && !spliceable(stringField(data, f)) {
+			return false
+		}
+	}
+	return true
+}
+
+// stringFieldSet holds the string fields of Data.
+const stringFieldSet = fieldSet(1)<<numStringFields - 1
+
+// rerenderedEntry memoizes an output that was rendered again, when every re-render took the cut path and
+// reads only string fields (rereads): the whole execution is repeated with sentinels for the fields that
+// the first execution splices (splice) and those the re-renders only print, and the entry requires the
+// values of the fields that the re-renders key on. It returns nil when that cannot be.
+func (e *Engine) rerenderedEntry(parsed *parseResult, data *Data, lim Limits, splice fieldSet, rereads readSet) *memoEntry {
+	if !rereads.memo {
+		// An actions part seen for the first time takes the whole parse (nested.go): look again.
+		withSentinels := *data
+		for f := dataField(0); int(f) < numStringFields; f++ {
+			if splice.has(f) {
+				*stringFieldOf(&withSentinels, f) = sentinels[f]
+			}
+		}
+		_, info, err := e.executeParsed(parsed, &withSentinels, lim)
+		if err != nil || !info.rerendered {
+			return nil
+		}
+		rereads = info.rereads
+	}
+	if !rereads.memo || rereads.key&^stringFieldSet != 0 || rereads.splice&^stringFieldSet != 0 {
+		return nil
+	}
+	all := splice | rereads.splice&^rereads.key&^parsed.reads.key
+	if rereads.key&all != 0 {
+		return nil // a re-render keys on a value that the first execution printed as a sentinel
+	}
+	withSentinels := *data
+	for f := dataField(0); int(f) < numStringFields; f++ {
+		if all.has(f) {
+			if !spliceable(stringField(data, f)) {
+				return nil
+			}
+			*stringFieldOf(&withSentinels, f) = sentinels[f]
+		}
+	}
+	out, info, err := e.executeParsed(parsed, &withSentinels, lim)
+	if err != nil || !info.rerendered || info.rereads != rereads {
+		return nil
+	}
+	entry := split(out, all)
+	entry.spent = info.spent
+	entry.spliced = all
+	entry.requires = rereads.key &^ parsed.reads.key
+	for f := dataField(0); int(f) < numStringFields; f++ {
+		if entry.requires.has(f) {
+			entry.required[f] = stringField(data, f)
+		}
+	}
+	return entry
 }
 
 // sentinels stand for the spliced fields in the execution that fills an entry. They are random, so that
@@ -103,12 +174,15 @@ var sentinels = func() [numStringFields]string {
 		for i := range b {
 			b[i] = 'a' + b[i]&15
 		}
-		copy(b, "kzq")
+		copy(b, sentinelPrefix)
 		b[3] = 'q' + byte(f)
 		out[f] = string(b)
 	}
 	return out
 }()
+
+// sentinelPrefix starts every sentinel.
+const sentinelPrefix = "kzq"
 
 // spliceable reports whether s prints unchanged as it is and inside quotes (sprig's quote is %q), and
 // cannot form `{{` with the text around it.
@@ -229,7 +303,7 @@ func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits
 		return out, Shape{}, err
 	}
 	if entry, hit := memo.load(key); hit {
-		if !entry.none {
+		if !entry.none && entry.matches(data) {
 			if out, ok := entry.output(data, lim); ok {
 				memo.hits.Add(1)
 				return out, entry.shape(data), nil
@@ -247,6 +321,11 @@ func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits
 			return out, Shape{}, err
 		}
 		entry := &memoEntry{parts: []string{out}, spent: info.spent, none: info.rerendered}
+		if info.rerendered {
+			if rerendered := e.rerenderedEntry(parsed, data, lim, 0, info.rereads); rerendered != nil {
+				entry = rerendered
+			}
+		}
 		memo.store(key, entry)
 		if entry.none {
 			return out, Shape{}, nil
@@ -270,7 +349,16 @@ func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits
 		out, _, err := e.executeParsed(parsed, data, lim)
 		return out, Shape{}, err
 	case info.rerendered:
-		memo.store(key, &memoEntry{none: true})
+		entry := e.rerenderedEntry(parsed, data, lim, splice, info.rereads)
+		if entry == nil {
+			memo.store(key, &memoEntry{none: true})
+			out, _, err := e.executeParsed(parsed, data, lim)
+			return out, Shape{}, err
+		}
+		memo.store(key, entry)
+		if spliced, ok := entry.output(data, lim); ok {
+			return spliced, entry.shape(data), nil
+		}
 		out, _, err := e.executeParsed(parsed, data, lim)
 		return out, Shape{}, err
 	}

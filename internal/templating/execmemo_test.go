@@ -107,6 +107,11 @@ env: {{ .Environment | quote }} ws: {{ quote .Workspace }} wl: {{ $.Workload }} 
 	`{{ printf "%s/%s" .Namespace .Workload }}`,
 	// A config value holding `{{ .ClusterType }}` is executed again and reads the cluster type.
 	`{{ .ConfigData.tmpl }} {{ .Namespace }}`,
+	// Issue 34: config values with actions (rerenderedEntry), one that prints a spliced value into the
+	// actions of the next render, one whose re-render keys on a spliced field.
+	"ns: {{ .Namespace }}\n{{ toYaml .ConfigData }}",
+	`{{ "{{ printf \"%s!\" \"" }}{{ .Namespace }}{{ "\" }}" }} {{ .ConfigData.GREETING }}`,
+	`{{ .Namespace }} {{ "{{ .Namespace | upper }}" }} {{ .ConfigData.ROUTE }}`,
 	// Errors name what they failed on.
 	`{{ .Namespace }}{{ fail (printf "no %s" .Workload) }}`,
 	`{{ .Namespace }}{{ required "missing REGION" .ConfigData.MISSING }}`,
@@ -130,6 +135,8 @@ func memoData(r *rand.Rand, n int) []*Data {
 		{"REGION": "east", "nested": map[string]interface{}{"k": "v"}},
 		{"tmpl": "{{ .ClusterType }}", "REGION": "{{ .Namespace }}"},
 		{"tmpl": "{{ .ClusterType }}{{ .Workload }}"},
+		{"GREETING": "Hello {{ .ClusterType }} / {{ .DeploymentTargetName }}", "ROUTE": `{{ printf "%s.{{ .ClusterType }}.example.com" .Environment }}`},
+		{"GREETING": `{{ if eq .Environment "dev" }}{{ .Workload }}{{ else }}{{ .Workspace | quote }}{{ end }}`, "REGION": "west"},
 	}
 	pick := func(s []string) string { return s[r.IntN(len(s))] }
 	out := make([]*Data, n)

@@ -72,6 +72,9 @@ func FuzzExecMemo(f *testing.F) {
 	f.Add(`{{ range $k, $v := .Labels }}{{ $k }}{{ $.Namespace }}{{ end }}`, "n", "")
 	f.Add(`x{{ "{" }}{{ .Namespace }}`, "{y", "")
 	f.Add(`{{ quote .Namespace }}`, `a"b`, "")
+	// Issue 34: values with actions, memoized with their re-renders (rerenderedEntry).
+	f.Add("ns: {{ .Namespace }}\n{{ toYaml .ConfigData }}", "dev-a", "Hello {{ .ClusterType }} / {{ .DeploymentTargetName | quote }}")
+	f.Add("{{ .Namespace }} {{ .ConfigData.V }} {{ .Namespace }}", "dev-a", `{{ printf "%s.{{ .ClusterType }}" .Environment -}}`)
 	f.Fuzz(func(t *testing.T, text, namespace, value string) {
 		if len(text) > 512 || len(value) > 512 || len(namespace) > 64 || expensive.MatchString(text) || expensive.MatchString(value) ||
 			differsBetweenCalls.MatchString(text) || differsBetweenCalls.MatchString(value) {

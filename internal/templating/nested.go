@@ -37,6 +37,9 @@ type nestedParses struct {
 
 type nestedParse struct {
 	parsed *parseResult
+	// reads is what the actions read (parsed.reads), with memo false when they hold text that could be
+	// a sentinel (an execution with sentinels must see them only in the text around the actions).
+	reads readSet
 	// trimsSuffix: the last action ends with ` -}}`, which trims the white space after it.
 	trimsSuffix bool
 }
@@ -48,7 +51,8 @@ const spaceChars = " \t\r\n"
 func splitActions(text string) (prefix, actions, suffix string, ok bool) {
 	start := strings.Index(text, "{{")
 	end := strings.LastIndex(text, "}}") + len("}}")
-	if start < 0 || end < start+len("{{}}") {
+	// The suffix must hold no `{{` either (`{{0}}{{`): text/template would lex it as an action.
+	if start < 0 || end < start+len("{{}}") || strings.Contains(text[end:], "{{") {
 		return "", "", "", false
 	}
 	return text[:start], text[start:end], text[end:], true
@@ -74,6 +78,10 @@ func (c *nestedParses) lookup(actions string) *nestedParse {
 	} else {
 		got.parsed.tmpl = t
 		got.parsed.modifies = mayModify(t)
+		got.reads = analyseReads(t)
+		if strings.Contains(actions, sentinelPrefix) {
+			got.reads.memo = false
+		}
 		if _, text := t.Root.Nodes[len(t.Root.Nodes)-1].(*parse.TextNode); !text {
 			got.trimsSuffix = strings.HasSuffix(actions, "-}}") && strings.ContainsRune(spaceChars, rune(actions[len(actions)-4]))
 		}
@@ -92,15 +100,16 @@ func (c *nestedParses) store(actions string, p *nestedParse) {
 }
 
 // rerenderCut executes text (output holding `{{`) through the cache of actions parts, within st. It
-// reports false, with st as it was, when text must be parsed whole instead. An error is a limit's.
-func (e *Engine) rerenderCut(text string, data *Data, st *execState) (string, bool, error) {
+// reports false, with st as it was, when text must be parsed whole instead. An error is a limit's. reads
+// is what the actions read.
+func (e *Engine) rerenderCut(text string, data *Data, st *execState) (string, bool, readSet, error) {
 	prefix, actions, suffix, ok := splitActions(text)
 	if !ok {
-		return "", false, nil
+		return "", false, readSet{}, nil
 	}
 	cached := e.nested.lookup(actions)
 	if cached == nil || cached.parsed == nil {
-		return "", false, nil
+		return "", false, readSet{}, nil
 	}
 	if len(actions) > 4 && actions[2] == '-' && strings.IndexByte(spaceChars, actions[3]) >= 0 {
 		prefix = strings.TrimRight(prefix, spaceChars)
@@ -120,10 +129,10 @@ func (e *Engine) rerenderCut(text string, data *Data, st *execState) (string, bo
 	if err != nil {
 		if _, isLimit := AsLimitError(err); isLimit {
 			st.spent, st.err = inner.spent, inner.err
-			return "", true, err
+			return "", true, readSet{}, err
 		}
-		return "", false, nil
+		return "", false, readSet{}, nil
 	}
 	st.spent = inner.spent
-	return out, true, nil
+	return out, true, cached.reads, nil
 }

@@ -4,6 +4,7 @@
 package templating
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -19,21 +20,22 @@ func TestRerenderCutIsTheWholeParse(t *testing.T) {
 		// cut: the second sighting must take the cached path.
 		cut bool
 	}{
-		"greeting":               {text: "ns: {{ .Namespace }}\ngreeting: Hello {{ `{{ .ClusterType }} / {{ .DeploymentTargetName }}` }}\nend\n", cut: true},
-		"left trim":              {text: "{{ .Namespace }}   \n\t{{ `{{- .Workload }}` }}   tail", cut: true},
-		"right trim":             {text: "{{ `{{ .Workload -}}` }}   \n  {{ .Namespace }}", cut: true},
-		"both trims":             {text: "{{ .Namespace }} \n {{ `{{- .Workload }} x {{ .ClusterType -}}` }}\n\n {{ .Namespace }}", cut: true},
-		"minus number, no trim":  {text: "{{ .Namespace }}   {{ `{{-3}}` }}   {{ .Namespace }}", cut: true},
-		"ends in text":           {text: "{{ .Namespace }} {{ `{{ .Workload }} x -}}` }}   after", cut: true},
-		"comment":                {text: "{{ .Namespace }} {{ `{{ .Workload }}{{/* c */ -}}` }}   after"},
-		"define":                 {text: "{{ .Namespace }} {{ `{{ define \"x\" }}X{{ end }}{{ template \"x\" }}` }} after"},
-		"execution error":        {text: "{{ .Namespace }}\n{{ `{{ fail \"boom\" }}` }}", cut: true},
-		"parse error":            {text: "{{ .Namespace }} {{ `{{ if .Workload }}x` }} }}"},
-		"twice nested":           {text: "{{ .Namespace }} {{ `{{ \"{{ .Workload }}\" }}` }} end", cut: true},
-		"modifies the config":    {text: "{{ .Namespace }} {{ `{{ $_ := set .ConfigData \"k\" \"v\" }}{{ .ConfigData.k }}` }}", cut: true},
-		"output limit in prefix": {text: "{{ .Namespace }}{{ repeat 60 `x` }} {{ `{{ .Workload }}` }}", lim: Limits{MaxOutput: 50}},
-		"output limit in suffix": {text: "{{ .Namespace }} {{ `{{ repeat 30 \"y\" }}` }}{{ repeat 40 `x` }}", lim: Limits{MaxOutput: 70}, cut: true},
-		"output limit in action": {text: "{{ .Namespace }} {{ `{{ repeat 100 .Workload }}` }}", lim: Limits{MaxOutput: 80}, cut: true},
+		"greeting":                           {text: "ns: {{ .Namespace }}\ngreeting: Hello {{ `{{ .ClusterType }} / {{ .DeploymentTargetName }}` }}\nend\n", cut: true},
+		"left trim":                          {text: "{{ .Namespace }}   \n\t{{ `{{- .Workload }}` }}   tail", cut: true},
+		"right trim":                         {text: "{{ `{{ .Workload -}}` }}   \n  {{ .Namespace }}", cut: true},
+		"both trims":                         {text: "{{ .Namespace }} \n {{ `{{- .Workload }} x {{ .ClusterType -}}` }}\n\n {{ .Namespace }}", cut: true},
+		"minus number, no trim":              {text: "{{ .Namespace }}   {{ `{{-3}}` }}   {{ .Namespace }}", cut: true},
+		"ends in text":                       {text: "{{ .Namespace }} {{ `{{ .Workload }} x -}}` }}   after", cut: true},
+		"comment":                            {text: "{{ .Namespace }} {{ `{{ .Workload }}{{/* c */ -}}` }}   after"},
+		"define":                             {text: "{{ .Namespace }} {{ `{{ define \"x\" }}X{{ end }}{{ template \"x\" }}` }} after"},
+		"execution error":                    {text: "{{ .Namespace }}\n{{ `{{ fail \"boom\" }}` }}", cut: true},
+		"parse error":                        {text: "{{ .Namespace }} {{ `{{ if .Workload }}x` }} }}"},
+		"action opened after the last close": {text: "{{ .Namespace }} {{ `{{0}}{{'` }}\nW: w"},
+		"twice nested":                       {text: "{{ .Namespace }} {{ `{{ \"{{ .Workload }}\" }}` }} end", cut: true},
+		"modifies the config":                {text: "{{ .Namespace }} {{ `{{ $_ := set .ConfigData \"k\" \"v\" }}{{ .ConfigData.k }}` }}", cut: true},
+		"output limit in prefix":             {text: "{{ .Namespace }}{{ repeat 60 `x` }} {{ `{{ .Workload }}` }}", lim: Limits{MaxOutput: 50}},
+		"output limit in suffix":             {text: "{{ .Namespace }} {{ `{{ repeat 30 \"y\" }}` }}{{ repeat 40 `x` }}", lim: Limits{MaxOutput: 70}, cut: true},
+		"output limit in action":             {text: "{{ .Namespace }} {{ `{{ repeat 100 .Workload }}` }}", lim: Limits{MaxOutput: 80}, cut: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -83,9 +85,44 @@ func TestSplitActions(t *testing.T) {
 			t.Errorf("splitActions(%q) = %q, %q, %q, %v; want %q", text, p, a, s, ok, want)
 		}
 	}
-	for _, text := range []string{"}} {{", "{{}", "no actions", "{{}}"} {
+	for _, text := range []string{"}} {{", "{{}", "no actions", "{{}}", "{{0}}{{", "a {{ x }} }} {{ b"} {
 		if _, _, _, ok := splitActions(text); ok && !strings.Contains(text, "{{}}") {
 			t.Errorf("splitActions(%q) cut it", text)
 		}
+	}
+}
+
+// TestExecMemoAnswersRerenderedOutput: a config whose values hold actions (issue 34's fleet) is rendered
+// once per distinct value of what its renders key on; the others are spliced, with the bytes of a direct
+// execution.
+func TestExecMemoAnswersRerenderedOutput(t *testing.T) {
+	t.Parallel()
+	config := map[string]interface{}{
+		"GREETING": "Hello {{ .ClusterType }} / {{ .DeploymentTargetName }}",
+		"ROUTE":    `{{ printf "%s.{{ .ClusterType }}.example.com" .Environment }}`,
+		"REGION":   "West US",
+	}
+	text := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: {{ .Namespace }}\ndata:\n{{ toYaml .ConfigData | indent 2 }}"
+	direct, memoized, memo := NewEngine(), NewEngine(), NewExecMemo()
+	for i := range 60 {
+		env := "dev"
+		if i%20 == 19 {
+			env = "stage" // a value the re-render keys on: not answered from dev's entry
+		}
+		data := func() *Data {
+			return &Data{Namespace: fmt.Sprintf("%s-ct-%d-target-%d", env, i%7, i), Environment: env, ClusterType: fmt.Sprintf("ct-%d", i%7),
+				DeploymentTargetName: fmt.Sprintf("target-%d", i), ConfigData: config, ConfigFrozen: true}
+		}
+		want, wantErr := direct.ExecuteLimited(text, data(), Limits{})
+		got, shapes, gotErr := memoized.ExecuteAllMemo(memo, []string{text}, data(), Limits{})
+		if wantErr != nil || gotErr != nil || len(got) != 1 || got[0] != want {
+			t.Fatalf("assignment %d: got %q, %v; want %q, %v", i, got, gotErr, want, wantErr)
+		}
+		if env == "dev" && i > 2 && shapes[0].IsZero() {
+			t.Errorf("assignment %d: no Shape for a memoized output", i)
+		}
+	}
+	if hits, misses := memo.Stats(); hits < 50 {
+		t.Errorf("the memo answered %d of 60 executions (%d misses), want at least 50", hits, misses)
 	}
 }

@@ -227,6 +227,9 @@ type execInfo struct {
 	rerendered bool
 	// spent is the value budget the functions of the first execution used (execState.spent).
 	spent int
+	// rereads is what the re-renders read, with memo false unless every one of them took the cut path
+	// (rerenderCut) and its actions can be memoized.
+	rereads readSet
 }
 
 // executeParsed is ExecuteLimited of a parsed text.
@@ -250,15 +253,17 @@ func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (str
 	}
 	info.spent = st.spent
 	parsed.outputSize.Store(int64(len(out)))
+	info.rereads.memo = true
 	for depth := 1; strings.Contains(out, "{{"); depth++ {
 		info.rerendered = true
 		if depth >= MaxRenderDepth {
 			return "", info, fmt.Errorf("output still contains template actions after %d renders; a config value probably renders to itself (look for `{{` in ConfigMap values)", MaxRenderDepth)
 		}
-		next, done, err := e.rerenderCut(out, data, st)
+		next, done, reads, err := e.rerenderCut(out, data, st)
 		if !done {
 			next, err = rerenderWhole(out, data, st)
 		}
+		info.rereads = readSet{memo: info.rereads.memo && reads.memo, key: info.rereads.key | reads.key, splice: info.rereads.splice | reads.splice}
 		if err != nil {
 			if le, ok := AsLimitError(err); ok {
 				again := *le
@@ -269,6 +274,7 @@ func (e *Engine) executeParsed(parsed *parseResult, data *Data, lim Limits) (str
 		}
 		out = next
 	}
+	info.spent = st.spent
 	return out, info, nil
 }
 
