@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -161,22 +162,7 @@ func (p *Plan) WithMove(m *MovePlan, maxChanges, maxDiffBytes int) *Plan {
 	if maxDiffBytes <= 0 {
 		maxDiffBytes = DefaultMaxDiffBytes
 	}
-	type deletion struct{ key, content string }
-	var deletions []deletion
-	for _, name := range m.Old.RootFiles {
-		if !(m.SameBranch && name == PromotedCommitFile) {
-			deletions = append(deletions, deletion{m.RootKey(name), m.Old.RootContent[name]})
-		}
-	}
-	removed := m.Old.Files + len(deletions)
-	names := make([]string, 0, len(m.Old.Listed))
-	for n := range m.Old.Listed {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		deletions = append(deletions, deletion{m.Key(n), m.Old.Listed[n]})
-	}
+	deletions, removed := m.deletions()
 	out := *p
 	out.Counts.Delete += removed
 	out.Changes = make(map[string]Change, min(maxChanges, len(p.Changes)+len(deletions)))
@@ -186,12 +172,7 @@ func (p *Plan) WithMove(m *MovePlan, maxChanges, maxDiffBytes int) *Plan {
 		}
 		out.Changes[d.key] = Change{Action: ActionDelete, Diff: cut(d.content, maxDiffBytes, "deletes")}
 	}
-	keys := make([]string, 0, len(p.Changes))
-	for k := range p.Changes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(p.Changes)) {
 		if len(out.Changes) >= maxChanges {
 			break
 		}
@@ -199,6 +180,25 @@ func (p *Plan) WithMove(m *MovePlan, maxChanges, maxDiffBytes int) *Plan {
 	}
 	out.Omitted = out.Counts.Total() - len(out.Changes)
 	return &out
+}
+
+// oldDeletion is a file of the old location with its key in changes and its content.
+type oldDeletion struct{ key, content string }
+
+// deletions are the old location's deletions to list, root files first, then the listed files by name,
+// and the number of files the move deletes there. On one branch the promoted-commit file is the new side's.
+func (m *MovePlan) deletions() ([]oldDeletion, int) {
+	var out []oldDeletion
+	for _, name := range m.Old.RootFiles {
+		if !(m.SameBranch && name == PromotedCommitFile) {
+			out = append(out, oldDeletion{m.RootKey(name), m.Old.RootContent[name]})
+		}
+	}
+	removed := m.Old.Files + len(out)
+	for _, n := range slices.Sorted(maps.Keys(m.Old.Listed)) {
+		out = append(out, oldDeletion{m.Key(n), m.Old.Listed[n]})
+	}
+	return out, removed
 }
 
 // MoveRemovalRequest is the apply of the old side of a move: the removal of from's files, only while the

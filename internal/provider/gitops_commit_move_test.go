@@ -55,7 +55,14 @@ func TestAccGitopsCommit_MoveIsOneStep(t *testing.T) {
 	// The whole environment moves in one plan and one apply. max_changes = 26 lists all: 12 files and the
 	// ownership record on each side.
 	r.write(moveResource(url, "main", "envs/dev", files, "  deletion_protection = false\n  max_changes = 26"))
-	r.expectExit(2, "plan", "-detailed-exitcode", "-out=move.tfplan")
+	out = r.expectExit(2, "plan", "-detailed-exitcode", "-out=move.tfplan")
+	// The text plan shows both sides with their content, none hidden as unchanged.
+	expectOutput(t, "text plan of the move", out, `\+ "clusters/drone/t00/namespace\.yaml" = \{\s+\+ action = "delete"\s+\+ diff\s+= <<-EOT\s+kind: Namespace`,
+		`\+ "envs/dev/drone/t00/namespace\.yaml" = \{\s+\+ action = "create"`, `\+ "clusters/\.kalypso-gitops-commit" = \{\s+\+ action = "delete"`,
+		`changes_summary\s+= .*"13 to create, 0 to update, 13 to delete"`)
+	if strings.Contains(out, "unchanged elements hidden") {
+		t.Errorf("the move's text plan hides changes:\n%s", out)
+	}
 	changes := r.plannedChanges("move.tfplan")
 	if len(changes) != 26 {
 		t.Errorf("the move lists %d changes, want 26: %v", len(changes), changes)
@@ -100,7 +107,12 @@ func TestAccGitopsCommit_BranchMoveShowsBothSides(t *testing.T) {
 	r.write(moveResource(url, "main", "clusters", files, "  deletion_protection = false"))
 	r.must("apply", "-auto-approve")
 	r.write(moveResource(url, "dev", "clusters", files, "  deletion_protection = false\n  create_branch = true"))
-	r.expectExit(2, "plan", "-detailed-exitcode", "-out=branch.tfplan")
+	out := r.expectExit(2, "plan", "-detailed-exitcode", "-out=branch.tfplan")
+	expectOutput(t, "text plan of the branch move", out, `\+ "clusters/drone/README\.md" = \{\s+\+ action = "create"\s+\+ diff\s+= <<-EOT\s+drone`,
+		`\+ "main:clusters/drone/README\.md" = \{\s+\+ action = "delete"\s+\+ diff\s+= <<-EOT\s+drone`, `changes_summary\s+= .*"3 to create, 0 to update, 3 to delete"`)
+	if strings.Contains(out, "unchanged elements hidden") {
+		t.Errorf("the branch move's text plan hides changes:\n%s", out)
+	}
 	changes := r.plannedChanges("branch.tfplan")
 	want := map[string]string{
 		"clusters/drone/README.md": "create drone\n", "clusters/large/README.md": "create large\n",

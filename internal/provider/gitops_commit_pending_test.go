@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/mockgithub"
 )
 
 // pendingChangeModel: two cluster types, three dev targets on each (6 assignments: 20 files and the
@@ -287,5 +288,55 @@ func TestAccGitopsCommit_NoChangeNoDiff(t *testing.T) {
 	out, code := tf.run(append([]string{"plan", "-input=false", "-no-color", "-detailed-exitcode", "-target=kalypso_gitops_commit.dev", "-target=kalypso_gitops_commit.stage"}, vars(`["dev","stage"]`, "two")...)...)
 	if code != 0 {
 		t.Errorf("a model change that renders the same files planned a change (exit %d):\n%s", code, out)
+	}
+}
+
+// A version 1 state keeps rollout's numbers; version 2 keeps their strings (a number made refresh-only
+// plans exit 2 after every apply, hashicorp/terraform#36403).
+func TestGitopsCommitUpgradeRolloutNumbers(t *testing.T) {
+	t.Parallel()
+	upgraded, err := numbersToStrings([]byte(`{"max_changes":"100","rollout":{"history":5,"max_clusters":100,"expected":{"min_clusters_per_cluster_type":2,"clusters":null},`+
+		`"waves":[{"name":"canary","max_failures":1},{"name":"rest","max_failures":null}]}}`), numbersAsStrings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"max_changes":"100","rollout":{"expected":{"clusters":null,"min_clusters_per_cluster_type":"2"},"history":"5","max_clusters":"100",` +
+		`"waves":[{"max_failures":"1","name":"canary"},{"max_failures":null,"name":"rest"}]}}`
+	if string(upgraded) != want {
+		t.Errorf("upgraded\n%s\nwant\n%s", upgraded, want)
+	}
+}
+
+// With rollout's numbers set (max_failures, history, max_clusters), 20 refresh-only plans after an apply
+// exit 0 (GitHub's REST API is mocked): as numbers in state they exited 2 in 5 of 5 runs, printing "No changes".
+func TestAccGitopsCommit_RolloutNumbersKeepRefreshQuiet_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	gitops, _, promoted := rolloutRepo(t)
+	gh := mockgithub.Start(t, rolloutToken)
+	work := t.TempDir()
+	cfg := "terraform {\n  required_providers {\n    kalypso = { source = \"registry.terraform.io/kalypso/kalypso\" }\n  }\n}\n" +
+		rolloutFilesConfig(gh, gitops, "v1", promoted, "history = 5\n    max_clusters = 100")
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf := newTerraformCLI(t, work)
+	tf.mustRun("init", "-input=false", "-no-color")
+	tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
+	if st := tf.mustRun("show", "-json"); !strings.Contains(st, `"max_failures":"1"`) || !strings.Contains(st, `"history":"5"`) {
+		t.Fatalf("rollout's numbers are not strings in state:\n%s", st)
+	}
+	failed := 0
+	for i := 0; i < 20; i++ {
+		if out, code := tf.run("plan", "-input=false", "-no-color", "-refresh-only", "-detailed-exitcode"); code != 0 {
+			if failed++; failed == 1 {
+				t.Errorf("run %d: refresh-only exited %d:\n%s", i+1, code, out)
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("refresh-only exited non-zero in %d of 20 runs", failed)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
@@ -40,8 +39,8 @@ type gitopsRolloutModel struct {
 	ProgressDeadline types.String      `tfsdk:"progress_deadline"`
 	Paused           types.Bool        `tfsdk:"paused"`
 	OnFailure        types.String      `tfsdk:"on_failure"`
-	History          types.Int64       `tfsdk:"history"`
-	MaxClusters      types.Int64       `tfsdk:"max_clusters"`
+	History          types.String      `tfsdk:"history"`
+	MaxClusters      types.String      `tfsdk:"max_clusters"`
 }
 
 type gitopsWaveModel struct {
@@ -49,12 +48,12 @@ type gitopsWaveModel struct {
 	ClusterTypes      types.List   `tfsdk:"cluster_types"`
 	ClusterTypeLabels types.Map    `tfsdk:"cluster_type_labels"`
 	SoakTime          types.String `tfsdk:"soak_time"`
-	MaxFailures       types.Int64  `tfsdk:"max_failures"`
+	MaxFailures       types.String `tfsdk:"max_failures"`
 }
 
 type gitopsRolloutExpectedModel struct {
 	Clusters                  map[string][]types.String `tfsdk:"clusters"`
-	MinClustersPerClusterType types.Int64               `tfsdk:"min_clusters_per_cluster_type"`
+	MinClustersPerClusterType types.String              `tfsdk:"min_clusters_per_cluster_type"`
 }
 
 // httpsURL is what an Azure Resource Manager endpoint must start with.
@@ -103,9 +102,10 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 					"soak_time": schema.StringAttribute{Optional: true,
 						MarkdownDescription: "How long each of the wave's clusters must have reported success before the next wave may start (a Go duration such as `\"30m\"`).",
 						Validators:          []validator.String{validators.Duration()}},
-					"max_failures": schema.Int64Attribute{Optional: true,
-						MarkdownDescription: "How many of the wave's clusters may fail without halting the rollout. Defaults to `0`.",
-						Validators:          []validator.Int64{int64validator.AtLeast(0)}},
+					"max_failures": schema.StringAttribute{Optional: true,
+						MarkdownDescription: "How many of the wave's clusters may fail without halting the rollout, a whole number (`max_failures = 1`; kept as a string, " +
+							"see `changes_summary`). Defaults to `0`.",
+						Validators: []validator.String{validators.WholeNumberString(0, 1000000)}},
 				}},
 			},
 			"expected": schema.SingleNestedAttribute{
@@ -115,10 +115,10 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 				Attributes: map[string]schema.Attribute{
 					"clusters": schema.MapAttribute{Optional: true, ElementType: types.ListType{ElemType: types.StringType},
 						MarkdownDescription: "Per cluster type, the clusters that must report, by name or full identity (see `kalypso_rollout`'s `clusters[*].id`)."},
-					"min_clusters_per_cluster_type": schema.Int64Attribute{Optional: true,
+					"min_clusters_per_cluster_type": schema.StringAttribute{Optional: true,
 						MarkdownDescription: "How many clusters of a cluster type without a list must report (the source must tell the cluster type, " +
-							"for example a context pattern's `cluster_type` group). Defaults to `1`.",
-						Validators: []validator.Int64{int64validator.AtLeast(1)}},
+							"for example a context pattern's `cluster_type` group), a whole number kept as a string. Defaults to `1`.",
+						Validators: []validator.String{validators.WholeNumberString(1, 1000000)}},
 				},
 			},
 			"github_statuses": schema.SingleNestedAttribute{
@@ -162,12 +162,12 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 					"`last_known_good` (as `rollback = { to = \"last_known_good\" }` would, all cluster types at once), and the tree it replaces is held. " +
 					"There is no rollback of a rollback: while the hold of a rollback stands, a failure halts. Defaults to `halt`.",
 				Validators: []validator.String{stringvalidator.OneOf(rolloutOnFailureHalt, delivery.OnFailureRollback)}},
-			"history": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: fmt.Sprintf("How many commits of the branch to read reports about; one status request each. Defaults to %d.", rollout.DefaultHistory),
-				Validators:          []validator.Int64{int64validator.Between(1, 1000)}},
-			"max_clusters": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: fmt.Sprintf("More clusters (or status contexts on one commit) than this is an error. Defaults to %d.", rollout.DefaultMaxClusters),
-				Validators:          []validator.Int64{int64validator.Between(1, 100000)}},
+			"history": schema.StringAttribute{Optional: true,
+				MarkdownDescription: fmt.Sprintf("How many commits of the branch to read reports about; one status request each; a whole number kept as a string. Defaults to %d.", rollout.DefaultHistory),
+				Validators:          []validator.String{validators.WholeNumberString(1, 1000)}},
+			"max_clusters": schema.StringAttribute{Optional: true,
+				MarkdownDescription: fmt.Sprintf("More clusters (or status contexts on one commit) than this is an error; a whole number kept as a string. Defaults to %d.", rollout.DefaultMaxClusters),
+				Validators:          []validator.String{validators.WholeNumberString(1, 100000)}},
 		},
 	}
 }
@@ -234,12 +234,12 @@ func (r *GitopsCommitResource) rolloutConfig(ctx context.Context, m *gitopsCommi
 		return nil
 	}
 	at := path.Root("rollout")
-	out := &delivery.Rollout{Now: r.data.Now(), Paused: rm.Paused.ValueBool(), History: int(rm.History.ValueInt64()), OnFailure: rm.OnFailure.ValueString()}
+	out := &delivery.Rollout{Now: r.data.Now(), Paused: rm.Paused.ValueBool(), History: wholeNumber(rm.History), OnFailure: rm.OnFailure.ValueString()}
 	if s := rm.ProgressDeadline.ValueString(); s != "" {
 		out.Deadline, _ = time.ParseDuration(s) // validated
 	}
 	for _, w := range rm.Waves {
-		wave := rollout.Wave{Name: w.Name.ValueString(), MaxFailures: int(w.MaxFailures.ValueInt64())}
+		wave := rollout.Wave{Name: w.Name.ValueString(), MaxFailures: wholeNumber(w.MaxFailures)}
 		if s := w.SoakTime.ValueString(); s != "" {
 			wave.Soak, _ = time.ParseDuration(s)
 		}
@@ -254,7 +254,7 @@ func (r *GitopsCommitResource) rolloutConfig(ctx context.Context, m *gitopsCommi
 	if !rm.Expected.IsNull() {
 		var e gitopsRolloutExpectedModel
 		diags.Append(rm.Expected.As(ctx, &e, objectAsOptions)...)
-		out.Expect.MinPerClusterType = int(e.MinClustersPerClusterType.ValueInt64())
+		out.Expect.MinPerClusterType = wholeNumber(e.MinClustersPerClusterType)
 		for ct, names := range e.Clusters {
 			if out.Expect.Clusters == nil {
 				out.Expect.Clusters = map[string][]string{}
@@ -270,7 +270,7 @@ func (r *GitopsCommitResource) rolloutConfig(ctx context.Context, m *gitopsCommi
 	if diags.HasError() {
 		return nil
 	}
-	limit := int(rm.MaxClusters.ValueInt64())
+	limit := wholeNumber(rm.MaxClusters)
 	if limit == 0 {
 		limit = rollout.DefaultMaxClusters
 	}
