@@ -45,7 +45,9 @@ func buildBenchRepo(b *testing.B) (string, []string) {
 	reconciler := func(dt, version string) string {
 		return fmt.Sprintf("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: w%03d\n  namespace: flux-system\nspec:\n  interval: 1m\n  url: https://github.com/example/w%s\n  ref:\n    tag: %s\n", 0, dt, version)
 	}
-	file := func(p, content string) { fmt.Fprintf(&s, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content) }
+	file := func(p, content string) {
+		fmt.Fprintf(&s, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
+	}
 	commit := func(branch string, from int, n int, promoted string, body func()) int {
 		mark++
 		fmt.Fprintf(&s, "commit refs/heads/%s\nmark :%d\ncommitter Bench <bench@example.com> %d +0000\ndata 7\ncommit\n", branch, mark, at.Add(time.Duration(n)*time.Hour).Unix())

@@ -23,9 +23,10 @@ func Compute(in *Input) (*Status, error) {
 	st := &Status{Now: req.Now}
 	index := map[string]int{}
 	trees := make([]*tree, len(in.Envs))
+	memo := versionMemo{}
 	for i, env := range req.Environments {
 		index[env.Name] = i
-		trees[i] = newTree(in.Envs[i].Files)
+		trees[i] = newTree(in.Envs[i].Files, memo)
 		es, rows, clusters, err := computeEnv(req, env, in.Envs[i], trees[i])
 		if err != nil {
 			return nil, &EnvError{Index: i, Env: env.Name, Err: err}

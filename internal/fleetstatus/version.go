@@ -5,8 +5,6 @@ package fleetstatus
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"sort"
 	"strings"
 
@@ -34,42 +32,8 @@ func version(t *tree, folder string) (string, string) {
 		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
 			continue
 		}
-		b := t.files[p]
-		if !bytes.Contains(b, []byte("GitRepository")) && !bytes.Contains(b, []byte("targetRevision")) {
-			continue
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		for {
-			var doc struct {
-				Kind string `yaml:"kind"`
-				Spec struct {
-					Ref    map[string]any `yaml:"ref"`
-					Source struct {
-						TargetRevision string `yaml:"targetRevision"`
-					} `yaml:"source"`
-					Sources []struct {
-						TargetRevision string `yaml:"targetRevision"`
-					} `yaml:"sources"`
-				} `yaml:"spec"`
-			}
-			err := dec.Decode(&doc)
-			if errors.Is(err, io.EOF) || err != nil {
-				break
-			}
-			switch doc.Kind {
-			case "GitRepository":
-				for _, k := range fluxRefKeys {
-					if v, ok := doc.Spec.Ref[k].(string); ok && v != "" {
-						add(v, "flux:"+k)
-						break
-					}
-				}
-			case "Application":
-				add(doc.Spec.Source.TargetRevision, "argocd")
-				for _, s := range doc.Spec.Sources {
-					add(s.TargetRevision, "argocd")
-				}
-			}
+		for _, v := range t.memo.of(t.files[p]) {
+			add(v[0], v[1])
 		}
 	}
 	return strings.Join(versions, ", "), strings.Join(dedupe(sources), ", ")
@@ -87,15 +51,70 @@ func dedupe(in []string) []string {
 	return out
 }
 
+// versionMemo holds the versions each reconciler file's content names: the same workload at the same
+// version renders the same file on every cluster type that holds it, so a fleet parses a few hundred
+// distinct files, not one per folder. One memo serves one Compute.
+type versionMemo map[string][][2]string
+
+// of is the versions (value, source) that one file names.
+func (m versionMemo) of(b []byte) [][2]string {
+	if !bytes.Contains(b, []byte("GitRepository")) && !bytes.Contains(b, []byte("targetRevision")) {
+		return nil
+	}
+	if v, ok := m[string(b)]; ok {
+		return v
+	}
+	var out [][2]string
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var doc struct {
+			Kind string `yaml:"kind"`
+			Spec struct {
+				Ref    map[string]any `yaml:"ref"`
+				Source struct {
+					TargetRevision string `yaml:"targetRevision"`
+				} `yaml:"source"`
+				Sources []struct {
+					TargetRevision string `yaml:"targetRevision"`
+				} `yaml:"sources"`
+			} `yaml:"spec"`
+		}
+		if err := dec.Decode(&doc); err != nil {
+			break // the end, or manifests that do not parse: they name no version
+		}
+		switch doc.Kind {
+		case "GitRepository":
+			for _, k := range fluxRefKeys {
+				if v, ok := doc.Spec.Ref[k].(string); ok && v != "" {
+					out = append(out, [2]string{v, "flux:" + k})
+					break
+				}
+			}
+		case "Application":
+			if v := doc.Spec.Source.TargetRevision; v != "" {
+				out = append(out, [2]string{v, "argocd"})
+			}
+			for _, src := range doc.Spec.Sources {
+				if src.TargetRevision != "" {
+					out = append(out, [2]string{src.TargetRevision, "argocd"})
+				}
+			}
+		}
+	}
+	m[string(b)] = out
+	return out
+}
+
 // tree is an environment's head tree with its files grouped by folder.
 type tree struct {
+	memo  versionMemo
 	files map[string][]byte
 	// byFolder lists, per folder "<cluster type>/<deployment target>", its files' paths, sorted.
 	byFolder map[string][]string
 }
 
-func newTree(files map[string][]byte) *tree {
-	t := &tree{files: files, byFolder: map[string][]string{}}
+func newTree(files map[string][]byte, memo versionMemo) *tree {
+	t := &tree{files: files, memo: memo, byFolder: map[string][]string{}}
 	for p := range files {
 		ct, rest, ok := strings.Cut(p, "/")
 		if !ok {
