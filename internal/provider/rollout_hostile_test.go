@@ -35,7 +35,7 @@ func hostileRolloutConfig(r promotionRepos, provider, source string) string {
 	return fmt.Sprintf(`
 provider "kalypso" {
   allow_loopback_http = true # the hostile servers are plain http on 127.0.0.1
-  api_request_timeout = "1s"
+  `+shortRequestTimeout+`
   api_read_timeout    = "20s"
   api_max_retry_after = "2s"
   %[3]s
@@ -77,7 +77,14 @@ type hostileStep struct {
 	name    string
 	handler http.Handler
 	want    []string
+	// bigNotSlow marks an answer that is large but served at full speed: its step raises
+	// api_request_timeout, so that the bound under test (the body cap) is what fails, however loaded the
+	// machine is (at 1s, a loaded machine timed out before reading 16 MiB).
+	bigNotSlow bool
 }
+
+// shortRequestTimeout is the request timeout of hostileRolloutConfig, which the slow-loris case needs.
+const shortRequestTimeout = `api_request_timeout = "1s"`
 
 // hostileSteps turns the cases into steps after a first good read (which creates state and writes stage
 // once); each fails the plan with its error, and the last step checks that stage did not move after the
@@ -90,6 +97,10 @@ func hostileSteps(t *testing.T, r promotionRepos, cfg string, api *hostile.Serve
 		for _, w := range c.want {
 			re += ".*" + spaceTolerant(regexp.QuoteMeta(w))
 		}
+		stepConfig := cfg
+		if c.bigNotSlow {
+			stepConfig = strings.Replace(cfg, shortRequestTimeout, `api_request_timeout = "120s"`, 1)
+		}
 		steps = append(steps, resource.TestStep{
 			PreConfig: func() {
 				if stageHead == "" {
@@ -98,7 +109,7 @@ func hostileSteps(t *testing.T, r promotionRepos, cfg string, api *hostile.Serve
 				t.Logf("case %s", c.name)
 				api.SetHandler(c.handler)
 			},
-			Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(re),
+			Config: stepConfig, PlanOnly: true, ExpectError: regexp.MustCompile(re),
 		})
 	}
 	return append(steps, resource.TestStep{
@@ -140,18 +151,18 @@ func TestAccRollout_HostileGitHubStatusSource(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: hostileSteps(t, r, cfg, api, good, []hostileStep{
-			{"307 to another host", hostile.Redirect(other.URL, http.StatusTemporaryRedirect),
-				[]string{"Error: Cannot read the rollout of dev", "redirect to another host refused", "no credential is sent there", "nothing was written"}},
-			{"slow-loris", hostile.SlowLoris(100 * time.Millisecond),
-				[]string{"Error: Cannot read the rollout of dev", "did not answer within 1s (api_request_timeout)", "raise api_request_timeout"}},
-			{"endless pages", endless,
-				[]string{"Error: Cannot read the rollout of dev", "endless pagination", "this limit has no setting"}},
-			{"64 MiB body", hostile.HugeBody(`[{"context":"kustomization/dev/a","state":"success","description":"`, 64<<20, 'x', `"}]`),
-				[]string{"Error: Cannot read the rollout of dev", "answer too large", "more than 16777216 bytes"}},
-			{"429 with Retry-After: 55", hostile.Throttle(http.StatusTooManyRequests, "55"),
-				[]string{"Error: Cannot read the rollout of dev", "throttled", "retry after 55s", "raise api_max_retry_after"}},
-			{"token echoed in a 401", hostile.Echo(http.StatusUnauthorized),
-				[]string{"Error: Cannot read the rollout of dev", "401 denied for Bearer REDACTED"}},
+			{name: "307 to another host", handler: hostile.Redirect(other.URL, http.StatusTemporaryRedirect),
+				want: []string{"Error: Cannot read the rollout of dev", "redirect to another host refused", "no credential is sent there", "nothing was written"}},
+			{name: "slow-loris", handler: hostile.SlowLoris(100 * time.Millisecond),
+				want: []string{"Error: Cannot read the rollout of dev", "did not answer within 1s (api_request_timeout)", "raise api_request_timeout"}},
+			{name: "endless pages", handler: endless,
+				want: []string{"Error: Cannot read the rollout of dev", "endless pagination", "this limit has no setting"}},
+			{name: "64 MiB body", handler: hostile.HugeBody(`[{"context":"kustomization/dev/a","state":"success","description":"`, 64<<20, 'x', `"}]`),
+				want: []string{"Error: Cannot read the rollout of dev", "answer too large", "more than 16777216 bytes"}, bigNotSlow: true},
+			{name: "429 with Retry-After: 55", handler: hostile.Throttle(http.StatusTooManyRequests, "55"),
+				want: []string{"Error: Cannot read the rollout of dev", "throttled", "retry after 55s", "raise api_max_retry_after"}},
+			{name: "token echoed in a 401", handler: hostile.Echo(http.StatusUnauthorized),
+				want: []string{"Error: Cannot read the rollout of dev", "401 denied for Bearer REDACTED"}},
 		}),
 	})
 	if a := other.Authorizations(); len(other.Requests()) > 0 || len(a) > 0 {
@@ -210,14 +221,14 @@ func TestAccRollout_HostileResourceGraph(t *testing.T) { //nolint:paralleltest /
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: hostileSteps(t, r, cfg, api, good, []hostileStep{
-			{"token echoed in a 401", hostile.Echo(http.StatusUnauthorized),
-				[]string{"Error: Cannot read the rollout of dev", "Resource Graph answered 401", "REDACTED"}},
-			{"token echoed in a 500", hostile.Echo(http.StatusInternalServerError),
-				[]string{"Error: Cannot read the rollout of dev", "Resource Graph answered 500", "REDACTED"}},
-			{"endless $skipToken", endless,
-				[]string{"Error: Cannot read the Flux configurations", "an earlier row already held", "broken or hostile"}},
-			{"429 with Retry-After: 55", hostile.Throttle(http.StatusTooManyRequests, "55"),
-				[]string{"Error: Cannot read the rollout of dev", "throttled: Azure Resource Graph answered 429", "retry after 55s", "raise api_max_retry_after"}},
+			{name: "token echoed in a 401", handler: hostile.Echo(http.StatusUnauthorized),
+				want: []string{"Error: Cannot read the rollout of dev", "Resource Graph answered 401", "REDACTED"}},
+			{name: "token echoed in a 500", handler: hostile.Echo(http.StatusInternalServerError),
+				want: []string{"Error: Cannot read the rollout of dev", "Resource Graph answered 500", "REDACTED"}},
+			{name: "endless $skipToken", handler: endless,
+				want: []string{"Error: Cannot read the Flux configurations", "an earlier row already held", "broken or hostile"}},
+			{name: "429 with Retry-After: 55", handler: hostile.Throttle(http.StatusTooManyRequests, "55"),
+				want: []string{"Error: Cannot read the rollout of dev", "throttled: Azure Resource Graph answered 429", "retry after 55s", "raise api_max_retry_after"}},
 		}),
 	})
 	for _, req := range api.Requests() {
