@@ -22,6 +22,7 @@ targets=(
   "./internal/model FuzzFastYAMLToJSON"
   "./internal/model FuzzFastPathDecodes"
   "./internal/templating FuzzExecMemo"
+  "./internal/windows FuzzParseSchedule"
 )
 
 for entry in "${targets[@]}"; do
