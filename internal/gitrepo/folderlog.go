@@ -6,7 +6,6 @@ package gitrepo
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -43,18 +42,6 @@ func (c *Client) logFolders(ctx context.Context, repoURL, branch, dir string, li
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: repoURL, Branch: branch, Path: displayPath(dir), Err: c.scrub().Error(err)}
 	}
-	if limit <= 0 || limit > MaxHistory {
-		return nil, opErr(withClass(ErrInvalidInput, fmt.Errorf("history depth %d is outside 1..%d", limit, MaxHistory)))
-	}
-	s, err := c.open(repoURL)
-	if err != nil {
-		return nil, opErr(err)
-	}
-	defer s.close()
-	h, err := s.head(ctx, branch)
-	if err != nil {
-		return nil, opErr(err)
-	}
 	out := &FolderLog{Folders: map[string]string{}, Changed: map[string]int{}}
 	// alive holds, per cluster type folder of the head, its tree id and the folders under it whose content
 	// every commit read so far holds as the head does.
@@ -63,43 +50,22 @@ func (c *Client) logFolders(ctx context.Context, repoURL, branch, dir string, li
 		folders map[string]string
 	}
 	alive := map[string]*group{}
-	deepened := false
-	for len(out.Commits) < limit {
-		if err := ctx.Err(); err != nil {
-			return nil, opErr(err)
-		}
-		cm, err := object.GetCommit(s.repo.Storer, h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) && !s.e.local && !deepened {
-			// The cache holds a shallow copy: fetch as much history as asked for, once.
-			deepened = true
-			if err := s.fetchDepth(ctx, branch, limit+1); err != nil {
-				return nil, opErr(err)
-			}
-			continue
-		}
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			break // the start of a shallow remote's history
-		}
-		if err != nil {
-			return nil, opErr(err)
-		}
+	complete, err := c.walkFirstParent(ctx, repoURL, branch, limit, opErr, func(s *session, cm *object.Commit) error {
 		pos := len(out.Commits)
-		e := LogEntry{Commit: cm.Hash.String(), Time: cm.Committer.When}
-		if file != "" {
-			if e.File, err = fileAt(cm, file); err != nil {
-				return nil, opErr(err)
-			}
+		e, err := logEntry(cm, file)
+		if err != nil {
+			return err
 		}
 		out.Commits = append(out.Commits, e)
 		types, err := subdirIDs(s.repo.Storer, cm.TreeHash, dir)
 		if err != nil {
-			return nil, opErr(err)
+			return err
 		}
 		if pos == 0 {
 			for ct, id := range types {
 				sub, err := subdirIDs(s.repo.Storer, plumbing.NewHash(id), "")
 				if err != nil {
-					return nil, opErr(err)
+					return err
 				}
 				g := &group{id: id, folders: map[string]string{}}
 				for dt, fid := range sub {
@@ -116,7 +82,7 @@ func (c *Client) logFolders(ctx context.Context, repoURL, branch, dir string, li
 				var sub map[string]string
 				if id, ok := types[ct]; ok {
 					if sub, err = subdirIDs(s.repo.Storer, plumbing.NewHash(id), ""); err != nil {
-						return nil, opErr(err)
+						return err
 					}
 				}
 				for dt, fid := range g.folders {
@@ -134,13 +100,12 @@ func (c *Client) logFolders(ctx context.Context, repoURL, branch, dir string, li
 				}
 			}
 		}
-		if len(cm.ParentHashes) == 0 {
-			out.Complete = true
-			break
-		}
-		h = cm.ParentHashes[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if out.Complete {
+	if out.Complete = complete; complete {
 		for ct, g := range alive {
 			for dt := range g.folders {
 				out.Changed[ct+"/"+dt] = len(out.Commits) - 1

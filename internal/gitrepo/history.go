@@ -117,49 +117,76 @@ func (c *Client) log(ctx context.Context, repoURL, branch string, limit int, fil
 	opErr := func(err error) error {
 		return &Error{Op: "read", Repo: repoURL, Branch: branch, Err: c.scrub().Error(err)}
 	}
+	var out []LogEntry
+	_, err := c.walkFirstParent(ctx, repoURL, branch, limit, opErr, func(_ *session, cm *object.Commit) error {
+		e, err := logEntry(cm, file)
+		out = append(out, e)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// walkFirstParent visits up to limit commits of branch's first-parent history, newest first. A cache that
+// holds a shallow copy is deepened once, to limit+1 commits; a shallow remote's history ends where it ends.
+// complete reports that the walk reached the branch's first commit. Every error comes back through opErr.
+// Log, LogDirs and LogFolders share it, so the three reads of one history agree on where it starts and ends.
+func (c *Client) walkFirstParent(ctx context.Context, repoURL, branch string, limit int, opErr func(error) error,
+	visit func(s *session, cm *object.Commit) error) (complete bool, err error) {
 	if limit <= 0 || limit > MaxHistory {
-		return nil, opErr(withClass(ErrInvalidInput, fmt.Errorf("history depth %d is outside 1..%d", limit, MaxHistory)))
+		return false, opErr(withClass(ErrInvalidInput, fmt.Errorf("history depth %d is outside 1..%d", limit, MaxHistory)))
 	}
 	s, err := c.open(repoURL)
 	if err != nil {
-		return nil, opErr(err)
+		return false, opErr(err)
 	}
 	defer s.close()
 	h, err := s.head(ctx, branch)
 	if err != nil {
-		return nil, opErr(err)
+		return false, opErr(err)
 	}
 	deepened := false
-	var out []LogEntry
-	for len(out) < limit {
+	for visited := 0; visited < limit; {
+		if err := ctx.Err(); err != nil {
+			return false, opErr(err)
+		}
 		cm, err := object.GetCommit(s.repo.Storer, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) && !s.e.local && !deepened {
-			// The cache holds a shallow copy: fetch as much history as asked for, once.
 			deepened = true
 			if err := s.fetchDepth(ctx, branch, limit+1); err != nil {
-				return nil, opErr(err)
+				return false, opErr(err)
 			}
 			continue
 		}
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			break // the start of the history (or of a shallow remote's)
+			return false, nil // the start of a shallow remote's history
 		}
 		if err != nil {
-			return nil, opErr(err)
+			return false, opErr(err)
 		}
-		e := LogEntry{Commit: cm.Hash.String(), Time: cm.Committer.When}
-		if file != "" {
-			if e.File, err = fileAt(cm, file); err != nil {
-				return nil, opErr(err)
-			}
+		if err := visit(s, cm); err != nil {
+			return false, opErr(err)
 		}
-		out = append(out, e)
+		visited++
 		if len(cm.ParentHashes) == 0 {
-			break
+			return true, nil
 		}
 		h = cm.ParentHashes[0]
 	}
-	return out, nil
+	return false, nil
+}
+
+// logEntry is cm's LogEntry, with the content of file when file is not "".
+func logEntry(cm *object.Commit, file string) (LogEntry, error) {
+	e := LogEntry{Commit: cm.Hash.String(), Time: cm.Committer.When}
+	if file == "" {
+		return e, nil
+	}
+	var err error
+	e.File, err = fileAt(cm, file)
+	return e, err
 }
 
 // fileAt is the content of the regular file at p in commit cm, or nil.
