@@ -48,8 +48,8 @@ func lastKnownGoodSchema() schema.SingleNestedAttribute {
 			"waves": schema.ListNestedAttribute{
 				Computed: true,
 				MarkdownDescription: "With `rollout.waves`, each wave's own last known good, in the order of the waves: the last commit whose content of the " +
-					"wave's cluster-type folders every expected cluster of the wave reported healthy (on it or on a later commit). A wave is healthy " +
-					"at or after the environment's commit; a wave that stays behind a failed one keeps a later one. `commit` and `tree` are null " +
+					"wave's cluster-type folders every expected cluster of the wave reported healthy (on it or on a later commit): a wave " +
+					"whose clusters are healthy keeps a later commit than the wave that failed. `commit` and `tree` are null " +
 					"when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores the environment's commit, never a wave's: " +
 					"the tree it writes is one every expected cluster reported healthy.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
