@@ -152,10 +152,8 @@ type lkgRig struct {
 	onFail  string
 }
 
-func newLKGRig(t *testing.T, onFailure string) *lkgRig { return newLKGRigWith(t, onFailure, "terraform") }
-
-// newLKGRigWith runs bin (terraform, or an OpenTofu binary: tofuBinary).
-func newLKGRigWith(t *testing.T, onFailure, bin string) *lkgRig {
+// newLKGRig runs bin (terraform, or an OpenTofu binary: tofuBinary).
+func newLKGRig(t *testing.T, onFailure, bin string) *lkgRig {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -249,7 +247,7 @@ func TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI(t *testing.T) {
 }
 
 func testRollbackToLastKnownGood(t *testing.T, bin string) {
-	r := newLKGRigWith(t, "", bin)
+	r := newLKGRig(t, "", bin)
 	lkg, failed := r.commits[1], r.commits[2]
 	out := r.tf.mustRun("plan", "-input=false", "-no-color", "-out=halted.tfplan")
 	expectOutput(t, "the plan after the failure", out, `Warning: Rollout halted`)
@@ -322,7 +320,7 @@ func TestAccGitopsCommit_RolloutOnFailureRollback_MockGitHubAPI(t *testing.T) {
 }
 
 func testRolloutOnFailureRollback(t *testing.T, bin string) {
-	r := newLKGRigWith(t, "rollback", bin)
+	r := newLKGRig(t, "rollback", bin)
 	lkg := r.commits[1]
 	out := r.tf.mustRun("plan", "-input=false", "-no-color", "-out=auto.tfplan")
 	expectOutput(t, "the plan of the halted rollout", out, `Warning: Rollout failed: rolling back`, `last known good commit `+lkg, `-version: 3`, `\+version: 2`)
