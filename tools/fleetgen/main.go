@@ -44,6 +44,7 @@ func run(args []string, stdout io.Writer) error {
 	configMaps := flags.Int("config-maps", -1, "override the preset's platform config map count")
 	breadth := flags.Float64("breadth", 0, "override the preset's selector breadth, in (0, 1]")
 	templatedConfigs := flags.Float64("templated-configs", -1, "override the preset's share of config maps whose values hold template actions, in [0, 1]")
+	features := flags.String("features", "", "comma-separated input features to turn on: "+strings.Join(fleet.FeatureNames(), ", "))
 	oneMore := flags.String("one-more-policy", "", "also write, to this file, a SchedulingPolicy that adds exactly one assignment (the delivery benchmarks' model change)")
 	addOneMore := flags.Bool("add-one-more-policy", false, "add that policy to the fleet itself (YAML and tfvars)")
 	oneMoreCT := flags.String("one-more-cluster-type", "", "also write, to this file, a ClusterType that copies an existing one's labels (with -one-more-policy: issue 22's change, one cluster type and one policy)")
@@ -77,6 +78,11 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *breadth != 0 {
 		spec.Breadth = *breadth
+	}
+	if *features != "" {
+		if spec, err = fleet.WithFeatures(spec, strings.Split(*features, ",")...); err != nil {
+			return err
+		}
 	}
 
 	f, err := fleet.Generate(spec)

@@ -37,6 +37,15 @@ type Spec struct {
 	// TemplatedConfigs, in [0, 1], is the share of config maps whose values hold template actions, which
 	// the scheduler renders again while a manifest's output holds `{{` (features.go). Default 0: none.
 	TemplatedConfigs float64
+	// Input features (features.go), each off by default; fleetgen -features and the feature benchmarks set
+	// them by name (Features).
+	ConfigTemplate   string // "" (the fixture's toYaml ConfigMap) or one of the ConfigTemplate* variants
+	Reconciler       string // "" (the shape's mix) or the reconciler template of every cluster type
+	BuiltinTemplates bool   // write no Template documents: the provider's built-in templates render
+	ConfigSchema     string // "" (the shape's), SchemaNone or SchemaFleet
+	WorkloadSchemas  bool   // every Workload carries its own spec.configSchemas entry
+	AzureAppConfig   bool   // single-label config maps become keys of one azure-app-config map
+	StructuredValues bool   // every config map also holds map, list and list-of-maps values (deep merge)
 }
 
 // Fleet is a generated control plane: the model, and the Kalypso YAML
@@ -126,6 +135,7 @@ func Generate(spec Spec) (Fleet, error) {
 		f.PlatformConfigs = g.platformConfigs(f.ClusterTypes)
 	}
 	templateConfigValues(f.PlatformConfigs, spec.TemplatedConfigs)
+	f.applyFeatures()
 	sum := sha1.Sum([]byte("kalypso-fleet-" + strconv.FormatUint(spec.Seed, 10)))
 	f.PromotedCommit = hex.EncodeToString(sum[:])
 	f.Documents = f.render()
@@ -154,6 +164,7 @@ func (s Spec) validate() error {
 	if s.TemplatedConfigs < 0 || s.TemplatedConfigs > 1 {
 		errs = append(errs, fmt.Errorf("spec.TemplatedConfigs must be in [0, 1], got %v", s.TemplatedConfigs))
 	}
+	errs = append(errs, s.validateFeatures()...)
 	if s.Breadth <= 0 || s.Breadth > 1 {
 		errs = append(errs, fmt.Errorf("spec.Breadth must be in (0, 1], got %v", s.Breadth))
 	}

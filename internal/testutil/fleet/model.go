@@ -53,6 +53,8 @@ type Workload struct {
 	Workspace         string             `json:"workspace"`
 	Labels            map[string]string  `json:"labels"`
 	DeploymentTargets []DeploymentTarget `json:"deployment_targets"`
+	// ConfigSchemas are the Workload's spec.configSchemas (Spec.WorkloadSchemas).
+	ConfigSchemas []string `json:"-"`
 }
 
 // Requirement is one matchExpressions entry.
@@ -99,4 +101,7 @@ type PlatformConfig struct {
 	// generated config map carries.
 	Labels map[string]string      `json:"labels"`
 	Data   map[string]ConfigValue `json:"data"`
+	// AzureAppConfig marks a map named azure-app-config*: written without the platform-config label, its
+	// keys read `label.value.KEY` (Spec.AzureAppConfig). Labels is then empty.
+	AzureAppConfig bool `json:"-"`
 }

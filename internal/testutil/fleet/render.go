@@ -82,11 +82,7 @@ func (f Fleet) render() []Document {
 	}
 	// Templates go last, and the config template, which has no final
 	// newline, last of all, so MultiDocument needs to add nothing to it.
-	templates := fixtureTemplates
-	if f.Spec.Shape == ShapeTutorial || f.Spec.Shape == ShapeUpstream || f.Spec.Shape == ShapeCostlier {
-		templates = tutorialTemplates
-	}
-	for _, t := range templates {
+	for _, t := range f.templates() {
 		docs = append(docs, Document{Kind: "Template", Name: t.name, Path: "templates/" + t.name + ".yaml", YAML: t.yaml})
 	}
 	return docs
@@ -199,6 +195,9 @@ func configMapYAML(c PlatformConfig) string {
 	w.line(0, "metadata:")
 	w.line(2, "name: %s", c.Name)
 	labels := map[string]string{"platform-config": "true"}
+	if c.AzureAppConfig {
+		labels = map[string]string{}
+	}
 	for k, v := range c.Labels {
 		labels[k] = v
 	}
@@ -279,6 +278,12 @@ func workloadYAML(wl Workload) string {
 		w.line(8, "repo: %s", t.Manifests.Repo)
 		w.line(8, "branch: %s", t.Manifests.Branch)
 		w.line(8, "path: %s", t.Manifests.Path)
+	}
+	if len(wl.ConfigSchemas) > 0 {
+		w.line(2, "configSchemas:")
+		for _, schema := range wl.ConfigSchemas {
+			w.line(4, "- %s", quoted(schema))
+		}
 	}
 	return w.b.String()
 }

@@ -48,6 +48,9 @@ func (f Fleet) WriteTFVars(dir string) error {
 // native objects and lists rather than YAML text, and collections are never
 // null, so the HCL needs no null checks.
 func (f Fleet) TFVars() ([]byte, error) {
+	if f.Spec.hasFeatures() {
+		return nil, fmt.Errorf("a fleet with input features has no tfvars: benchmarks/hcl-baseline renders none of them")
+	}
 	if f.Spec.Shape == ShapeTutorial {
 		return nil, fmt.Errorf("the %s shape has no tfvars: benchmarks/hcl-baseline renders only the arc-flux reconciler", ShapeTutorial)
 	}
