@@ -4,14 +4,16 @@
 package fleetstatus
 
 import (
-	"bytes"
 	"sort"
 	"strings"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // compare lists the deployment targets whose content differs between two environments' heads. Git names
-// a folder by its content, so equal tree ids are equal folders and only the others are opened.
-func compare(c Comparison, from, to EnvInput, fromTree, toTree *tree) EnvironmentDiff {
+// a folder by its content, so equal tree ids are equal folders and only the others are opened, and a file
+// by its content, so their files are compared by blob id without reading them.
+func compare(c Comparison, from, to EnvInput, trees map[string][]gitrepo.TreeFile, versions map[string]folderVersion) EnvironmentDiff {
 	out := EnvironmentDiff{From: c.From, To: c.To}
 	names := make([]string, 0, len(from.Log.Folders)+len(to.Log.Folders))
 	for f := range from.Log.Folders {
@@ -33,37 +35,38 @@ func compare(c Comparison, from, to EnvInput, fromTree, toTree *tree) Environmen
 			continue
 		}
 		ct, dt, _ := strings.Cut(f, "/")
-		d := FolderDiff{ClusterType: ct, DeploymentTarget: dt}
-		d.FromVersion, _ = version(fromTree, f)
-		d.ToVersion, _ = version(toTree, f)
+		d := FolderDiff{ClusterType: ct, DeploymentTarget: dt, FromVersion: versions[a].Version, ToVersion: versions[b].Version}
 		switch {
 		case !inTo:
 			d.Only = "from"
 		case !inFrom:
 			d.Only = "to"
 		}
-		d.Files = fileDiffs(fromTree, toTree, f)
+		d.Files = fileDiffs(trees[a], trees[b])
 		out.Differing = append(out.Differing, d)
 	}
 	return out
 }
 
-// fileDiffs compares the files of folder, by path relative to it.
-func fileDiffs(from, to *tree, folder string) []FileDiff {
+// fileDiffs compares two folders' files (each sorted by path, relative to the folder), in path order.
+func fileDiffs(from, to []gitrepo.TreeFile) []FileDiff {
 	var out []FileDiff
-	prefix := folder + "/"
-	for _, p := range from.byFolder[folder] {
-		if other, ok := to.files[p]; !ok {
-			out = append(out, FileDiff{Path: strings.TrimPrefix(p, prefix), Change: "removed"})
-		} else if !bytes.Equal(from.files[p], other) {
-			out = append(out, FileDiff{Path: strings.TrimPrefix(p, prefix), Change: "changed"})
+	i, j := 0, 0
+	for i < len(from) || j < len(to) {
+		switch {
+		case j == len(to) || i < len(from) && from[i].Path < to[j].Path:
+			out = append(out, FileDiff{Path: from[i].Path, Change: "removed"})
+			i++
+		case i == len(from) || to[j].Path < from[i].Path:
+			out = append(out, FileDiff{Path: to[j].Path, Change: "added"})
+			j++
+		default:
+			if from[i].Blob != to[j].Blob {
+				out = append(out, FileDiff{Path: from[i].Path, Change: "changed"})
+			}
+			i++
+			j++
 		}
 	}
-	for _, p := range to.byFolder[folder] {
-		if _, ok := from.files[p]; !ok {
-			out = append(out, FileDiff{Path: strings.TrimPrefix(p, prefix), Change: "added"})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
-// Compute derives the status from what Gather read. Same input, same status.
+// Compute derives the status from what Gather read. Same input, same status. The environments are
+// computed at the same time (at most GOMAXPROCS at once) and joined in their order.
 func Compute(in *Input) (*Status, error) {
 	req := in.Request.withDefaults()
 	if err := req.validate(); err != nil {
@@ -20,26 +21,44 @@ func Compute(in *Input) (*Status, error) {
 	if len(in.Envs) != len(req.Environments) {
 		return nil, fmt.Errorf("%w: %d environments, %d reads", ErrInput, len(req.Environments), len(in.Envs))
 	}
+	versions := folderVersions(in)
+	type envResult struct {
+		status   EnvironmentStatus
+		rows     []Row
+		clusters []Cluster
+		metrics  Metrics
+		err      error
+	}
+	results := make([]envResult, len(in.Envs))
+	parallel(len(results), func(i int) {
+		env, r := req.Environments[i], &results[i]
+		r.status, r.rows, r.clusters, r.err = computeEnv(req, env, in.Envs[i], versions)
+		if r.err == nil {
+			r.metrics = metrics(req, env, in.Envs[i], in.ControlPlaneTimes)
+		}
+	})
 	st := &Status{Now: req.Now}
 	index := map[string]int{}
-	trees := make([]*tree, len(in.Envs))
-	memo := versionMemo{}
-	for i, env := range req.Environments {
-		index[env.Name] = i
-		trees[i] = newTree(in.Envs[i].Files, memo)
-		es, rows, clusters, err := computeEnv(req, env, in.Envs[i], trees[i])
-		if err != nil {
-			return nil, &EnvError{Index: i, Env: env.Name, Err: err}
+	nRows, nClusters := 0, 0
+	for i, r := range results {
+		if r.err != nil {
+			return nil, &EnvError{Index: i, Env: req.Environments[i].Name, Err: r.err}
 		}
-		st.Environments = append(st.Environments, es)
-		st.Rows = append(st.Rows, rows...)
-		st.Clusters = append(st.Clusters, clusters...)
-		st.Drift += es.Drift
-		st.Metrics = append(st.Metrics, metrics(req, env, in.Envs[i], in.ControlPlaneTimes))
+		nRows, nClusters = nRows+len(r.rows), nClusters+len(r.clusters)
+	}
+	st.Rows, st.Clusters = make([]Row, 0, nRows), make([]Cluster, 0, nClusters)
+	for i, r := range results {
+		index[req.Environments[i].Name] = i
+		st.Environments = append(st.Environments, r.status)
+		st.Rows = append(st.Rows, r.rows...)
+		st.Clusters = append(st.Clusters, r.clusters...)
+		st.Drift += r.status.Drift
+		st.Metrics = append(st.Metrics, r.metrics)
+		results[i].rows, results[i].clusters = nil, nil
 	}
 	for _, c := range req.Compare {
 		a, b := index[c.From], index[c.To]
-		st.Comparisons = append(st.Comparisons, compare(c, in.Envs[a], in.Envs[b], trees[a], trees[b]))
+		st.Comparisons = append(st.Comparisons, compare(c, in.Envs[a], in.Envs[b], in.Trees, versions))
 	}
 	return st, nil
 }
@@ -100,7 +119,7 @@ func evaluate(req Request, env Environment, e EnvInput, hist []rollout.Commit) (
 	return res, byType, typeByID, nil
 }
 
-func computeEnv(req Request, env Environment, e EnvInput, t *tree) (EnvironmentStatus, []Row, []Cluster, error) {
+func computeEnv(req Request, env Environment, e EnvInput, versions map[string]folderVersion) (EnvironmentStatus, []Row, []Cluster, error) {
 	hist, pos := history(e)
 	res, byType, typeByID, err := evaluate(req, env, e, hist)
 	if err != nil {
@@ -119,6 +138,13 @@ func computeEnv(req Request, env Environment, e EnvInput, t *tree) (EnvironmentS
 	sort.Strings(folders)
 	// newest is, per cluster type, the position of the newest change among its folders.
 	newest := map[string]int{}
+	// standing memoizes how a cluster type's clusters stand with a position: every folder of the cluster
+	// type that changed at the same commit has the same counts.
+	type typeAt struct {
+		ct     string
+		target int
+	}
+	standing := map[typeAt]Row{}
 	rows := make([]Row, 0, len(folders))
 	for _, f := range folders {
 		ct, dt, _ := strings.Cut(f, "/")
@@ -130,40 +156,22 @@ func computeEnv(req Request, env Environment, e EnvInput, t *tree) (EnvironmentS
 		if p, ok := newest[ct]; !ok || target < p {
 			newest[ct] = target
 		}
-		r := Row{Environment: env.Name, ClusterType: ct, DeploymentTarget: dt, State: rollout.Unknown}
+		r, ok := standing[typeAt{ct, target}]
+		if !ok {
+			r = stand(byType[ct], pos, target)
+			standing[typeAt{ct, target}] = r
+		}
+		r.Environment, r.ClusterType, r.DeploymentTarget = env.Name, ct, dt
 		if known {
 			r.DesiredCommit, r.Promoted, r.ChangedAt = hist[target].SHA, hist[target].Promoted, hist[target].Time
 			r.Age = req.Now.Sub(r.ChangedAt)
 		}
-		r.Version, r.VersionFrom = version(t, f)
-		for _, c := range byType[ct] {
-			r.Clusters++
-			if c.Commit != "" {
-				r.Reporting++
-			}
-			switch c.Against(pos, target) {
-			case rollout.StandingSucceeded:
-				r.Succeeded++
-			case rollout.StandingFailed:
-				r.Failed++
-			default:
-				r.Pending++
-			}
-		}
-		switch {
-		case r.Reporting == 0:
-			r.State = rollout.Unknown
-		case r.Failed > 0:
-			r.State = rollout.Failed
-		case r.Succeeded == r.Clusters:
-			r.State = rollout.Succeeded
-		default:
-			r.State = rollout.Progressing
-		}
+		v := versions[e.Log.Folders[f]]
+		r.Version, r.VersionFrom = v.Version, v.From
 		rows = append(rows, r)
 	}
 
-	var clusters []Cluster
+	clusters := make([]Cluster, 0, len(res.Clusters))
 	for _, c := range res.Clusters {
 		ct := typeByID[c.ID]
 		out := Cluster{Environment: env.Name, ClusterType: ct, Name: c.Name, ID: c.ID, Commit: c.Commit, State: c.State, Message: c.Message, ReportedAt: c.Time}
@@ -185,6 +193,36 @@ func computeEnv(req Request, env Environment, e EnvInput, t *tree) (EnvironmentS
 	})
 	es.Rows, es.Clusters = len(rows), len(clusters)
 	return es, rows, clusters, nil
+}
+
+// stand counts how clusters stand with the content of the commit at position target, and the row's state.
+func stand(clusters []rollout.Cluster, pos map[string]int, target int) Row {
+	r := Row{State: rollout.Unknown}
+	for _, c := range clusters {
+		r.Clusters++
+		if c.Commit != "" {
+			r.Reporting++
+		}
+		switch c.Against(pos, target) {
+		case rollout.StandingSucceeded:
+			r.Succeeded++
+		case rollout.StandingFailed:
+			r.Failed++
+		default:
+			r.Pending++
+		}
+	}
+	switch {
+	case r.Reporting == 0:
+		r.State = rollout.Unknown
+	case r.Failed > 0:
+		r.State = rollout.Failed
+	case r.Succeeded == r.Clusters:
+		r.State = rollout.Succeeded
+	default:
+		r.State = rollout.Progressing
+	}
+	return r
 }
 
 // deploymentFolder tells a cluster type's deployment target folder from the repository's own folders

@@ -74,7 +74,8 @@ type Request struct {
 // Git is what the read needs of internal/gitrepo's client.
 type Git interface {
 	LogFolders(ctx context.Context, repoURL, branch, dir string, limit int, file string) (*gitrepo.FolderLog, error)
-	ReadTreeAt(ctx context.Context, repoURL, branch, commit, path string) (string, map[string][]byte, error)
+	ListTrees(repoURL string, ids []string) (map[string][]gitrepo.TreeFile, error)
+	ReadBlobs(repoURL string, ids []string) (map[string][]byte, error)
 	Log(ctx context.Context, repoURL, branch string, limit int, file string) ([]gitrepo.LogEntry, error)
 }
 

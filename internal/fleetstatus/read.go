@@ -6,7 +6,10 @@ package fleetstatus
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -20,13 +23,17 @@ type Input struct {
 	Envs    []EnvInput
 	// ControlPlaneTimes maps control-plane commits to their committer time (nil without a control plane).
 	ControlPlaneTimes map[string]time.Time
+	// Trees maps the tree id of each deployment target folder of the environments' heads to its regular
+	// files (paths relative to the folder, sorted, with blob ids). Equal folders share one entry.
+	Trees map[string][]gitrepo.TreeFile
+	// Blobs holds the content of those folders' YAML manifests by blob id, each read once: the reconciler
+	// manifests among them name the workload's version.
+	Blobs map[string][]byte
 }
 
 // EnvInput is one environment's branch and reports.
 type EnvInput struct {
-	Log *gitrepo.FolderLog
-	// Files is the tree under Request.Path at the head (Log.Commits[0]).
-	Files   map[string][]byte
+	Log     *gitrepo.FolderLog
 	Reports []rollout.Report
 }
 
@@ -41,59 +48,132 @@ func Read(ctx context.Context, git Git, req Request) (*Status, error) {
 	return Compute(in)
 }
 
-// Gather is the reading half of Read.
+// Gather is the reading half of Read. The environments (and the control plane) are read at the same time,
+// at most GOMAXPROCS at once; when several fail, the error is the first environment's, as if they had been
+// read in order.
 func Gather(ctx context.Context, git Git, req Request) (*Input, error) {
 	req = req.withDefaults()
 	if err := req.validate(); err != nil {
 		return nil, err
 	}
 	in := &Input{Request: req, Envs: make([]EnvInput, len(req.Environments))}
-	for i, env := range req.Environments {
-		fail := func(err error) error { return &EnvError{Index: i, Env: env.Name, Err: err} }
-		log, err := git.LogFolders(ctx, req.Repo, env.Branch, req.Path, req.History, model.PromotedCommitFile)
+	errs := make([]error, len(req.Environments)+1)
+	parallel(len(errs), func(i int) {
+		if i < len(req.Environments) {
+			in.Envs[i], errs[i] = gatherEnv(ctx, git, req, i)
+			return
+		}
+		if cp := req.ControlPlane; cp != nil {
+			log, err := git.Log(ctx, cp.Repo, cp.Branch, cp.History, "")
+			if err != nil {
+				errs[i] = &EnvError{Index: -1, Env: "control plane", Err: err}
+				return
+			}
+			in.ControlPlaneTimes = make(map[string]time.Time, len(log))
+			for _, e := range log {
+				in.ControlPlaneTimes[e.Commit] = e.Time
+			}
+		}
+	})
+	for _, err := range errs {
 		if err != nil {
-			return nil, fail(err)
-		}
-		if len(log.Commits) == 0 {
-			return nil, fail(fmt.Errorf("branch %q has no commits", env.Branch))
-		}
-		for _, c := range log.Commits {
-			if p := promoted(c); p != "" && gitrepo.ValidateCommit(p) != nil {
-				return nil, fail(fmt.Errorf("%w: %s at commit %s of branch %q is not a commit SHA; fix the file (kalypso_gitops_commit.promoted_commit_id writes it)",
-					rollout.ErrMalformedPromoted, model.PromotedCommitFile, c.Commit, env.Branch))
-			}
-		}
-		head := log.Commits[0]
-		if promoted(head) == "" {
-			return nil, fail(fmt.Errorf("%w: the head %s of branch %q has no %s, so it is not known which control-plane commit the environment runs; "+
-				"render it with kalypso_gitops_commit.promoted_commit_id set", ErrNoPromoted, short(head.Commit), env.Branch, model.PromotedCommitFile))
-		}
-		_, files, err := git.ReadTreeAt(ctx, req.Repo, env.Branch, head.Commit, req.Path)
-		if err != nil {
-			return nil, fail(err)
-		}
-		in.Envs[i] = EnvInput{Log: log, Files: files}
-		if env.Source != nil {
-			shas := make([]string, len(log.Commits))
-			for j, c := range log.Commits {
-				shas[j] = c.Commit
-			}
-			if in.Envs[i].Reports, err = env.Source.Reports(ctx, shas); err != nil {
-				return nil, fail(fmt.Errorf("%w: %w", ErrSource, err))
-			}
+			return nil, err
 		}
 	}
-	if cp := req.ControlPlane; cp != nil {
-		log, err := git.Log(ctx, cp.Repo, cp.Branch, cp.History, "")
-		if err != nil {
-			return nil, &EnvError{Index: -1, Env: "control plane", Err: err}
+	// The folders' files, by tree id, and their manifests, by blob id: environments share most of them.
+	in.Trees, in.Blobs = map[string][]gitrepo.TreeFile{}, map[string][]byte{}
+	for i, env := range req.Environments {
+		fail := func(err error) error {
+			return &EnvError{Index: i, Env: env.Name, Err: &gitrepo.Error{Op: "read", Repo: req.Repo, Branch: env.Branch, Path: displayPath(req.Path), Err: err}}
 		}
-		in.ControlPlaneTimes = make(map[string]time.Time, len(log))
-		for _, e := range log {
-			in.ControlPlaneTimes[e.Commit] = e.Time
+		var ids []string
+		for f, id := range in.Envs[i].Log.Folders {
+			if _, ok := in.Trees[id]; !ok && deploymentFolder(f) {
+				in.Trees[id] = nil
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		trees, err := git.ListTrees(req.Repo, ids)
+		if err != nil {
+			return nil, fail(err)
+		}
+		var blobs []string
+		for _, id := range ids {
+			in.Trees[id] = trees[id]
+			for _, f := range trees[id] {
+				if _, ok := in.Blobs[f.Blob]; !ok && manifest(f.Path) {
+					in.Blobs[f.Blob] = nil
+					blobs = append(blobs, f.Blob)
+				}
+			}
+		}
+		contents, err := git.ReadBlobs(req.Repo, blobs)
+		if err != nil {
+			return nil, fail(err)
+		}
+		for id, b := range contents {
+			in.Blobs[id] = b
 		}
 	}
 	return in, nil
+}
+
+// gatherEnv reads environment i's history, head folders and reports.
+func gatherEnv(ctx context.Context, git Git, req Request, i int) (EnvInput, error) {
+	env := req.Environments[i]
+	fail := func(err error) error { return &EnvError{Index: i, Env: env.Name, Err: err} }
+	log, err := git.LogFolders(ctx, req.Repo, env.Branch, req.Path, req.History, model.PromotedCommitFile)
+	if err != nil {
+		return EnvInput{}, fail(err)
+	}
+	if len(log.Commits) == 0 {
+		return EnvInput{}, fail(fmt.Errorf("branch %q has no commits", env.Branch))
+	}
+	for _, c := range log.Commits {
+		if p := promoted(c); p != "" && gitrepo.ValidateCommit(p) != nil {
+			return EnvInput{}, fail(fmt.Errorf("%w: %s at commit %s of branch %q is not a commit SHA; fix the file (kalypso_gitops_commit.promoted_commit_id writes it)",
+				rollout.ErrMalformedPromoted, model.PromotedCommitFile, c.Commit, env.Branch))
+		}
+	}
+	head := log.Commits[0]
+	if promoted(head) == "" {
+		return EnvInput{}, fail(fmt.Errorf("%w: the head %s of branch %q has no %s, so it is not known which control-plane commit the environment runs; "+
+			"render it with kalypso_gitops_commit.promoted_commit_id set", ErrNoPromoted, short(head.Commit), env.Branch, model.PromotedCommitFile))
+	}
+	out := EnvInput{Log: log}
+	if env.Source != nil {
+		shas := make([]string, len(log.Commits))
+		for j, c := range log.Commits {
+			shas[j] = c.Commit
+		}
+		if out.Reports, err = env.Source.Reports(ctx, shas); err != nil {
+			return EnvInput{}, fail(fmt.Errorf("%w: %w", ErrSource, err))
+		}
+	}
+	return out, nil
+}
+
+// parallel calls fn(0) … fn(n-1), at most GOMAXPROCS at once, and returns when all have returned.
+func parallel(n int, fn func(i int)) {
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
 }
 
 func (r Request) withDefaults() Request {

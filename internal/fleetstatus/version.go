@@ -5,39 +5,59 @@ package fleetstatus
 
 import (
 	"bytes"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 )
 
 // fluxRefKeys are a Flux GitRepository's spec.ref fields in the order Flux gives them precedence.
 var fluxRefKeys = []string{"commit", "name", "semver", "tag", "branch"}
 
-// version is the workload's version that the reconciler manifests of folder name: the spec.ref of a Flux
-// GitRepository ("flux:tag" and the tag, …) or the targetRevision of an Argo CD Application ("argocd").
-// Several are joined with ", ". Manifests that do not parse name no version: the folder is what Git holds,
-// and its reconciler reports whether it applies.
-func version(t *tree, folder string) (string, string) {
-	var versions, sources []string
-	seen := map[string]bool{}
-	add := func(v, from string) {
-		if v == "" || seen[from+"\x00"+v] {
-			return
-		}
-		seen[from+"\x00"+v] = true
-		versions, sources = append(versions, v), append(sources, from)
+// folderVersion is the workload's version that the reconciler manifests of a folder name: the spec.ref of
+// a Flux GitRepository ("flux:tag" and the tag, …) or the targetRevision of an Argo CD Application
+// ("argocd"). Several are joined with ", ". Manifests that do not parse name no version: the folder is
+// what Git holds, and its reconciler reports whether it applies.
+type folderVersion struct{ Version, From string }
+
+// folderVersions is the version of every folder tree Gather listed. A folder's tree id names all of its
+// content, so the same workload at the same version on many cluster types (or environments) is read once.
+func folderVersions(in *Input) map[string]folderVersion {
+	memo := versionMemo{}
+	out := make(map[string]folderVersion, len(in.Trees))
+	for id, files := range in.Trees {
+		out[id] = versionOf(files, in.Blobs, memo)
 	}
-	for _, p := range t.byFolder[folder] {
-		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+	return out
+}
+
+func versionOf(files []gitrepo.TreeFile, blobs map[string][]byte, memo versionMemo) folderVersion {
+	var versions, sources []string
+	var seen map[string]bool
+	for _, f := range files {
+		if !manifest(f.Path) {
 			continue
 		}
-		for _, v := range t.memo.of(t.files[p]) {
-			add(v[0], v[1])
+		for _, v := range memo.of(f.Blob, blobs[f.Blob]) {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			if v[0] == "" || seen[v[1]+"\x00"+v[0]] {
+				continue
+			}
+			seen[v[1]+"\x00"+v[0]] = true
+			versions, sources = append(versions, v[0]), append(sources, v[1])
 		}
 	}
-	return strings.Join(versions, ", "), strings.Join(dedupe(sources), ", ")
+	if len(versions) == 0 {
+		return folderVersion{}
+	}
+	return folderVersion{Version: strings.Join(versions, ", "), From: strings.Join(dedupe(sources), ", ")}
 }
+
+// manifest tells the files whose content may name a version: the YAML manifests.
+func manifest(p string) bool { return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") }
 
 func dedupe(in []string) []string {
 	var out []string
@@ -51,18 +71,19 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// versionMemo holds the versions each reconciler file's content names: the same workload at the same
-// version renders the same file on every cluster type that holds it, so a fleet parses a few hundred
-// distinct files, not one per folder. One memo serves one Compute.
+// versionMemo holds the versions each manifest names, by blob id: the same workload at the same version
+// renders the same file on every cluster type that holds it, so a fleet parses a few hundred distinct
+// files, not one per folder. One memo serves one Compute.
 type versionMemo map[string][][2]string
 
-// of is the versions (value, source) that one file names.
-func (m versionMemo) of(b []byte) [][2]string {
-	if !bytes.Contains(b, []byte("GitRepository")) && !bytes.Contains(b, []byte("targetRevision")) {
-		return nil
-	}
-	if v, ok := m[string(b)]; ok {
+// of is the versions (value, source) that the file with blob id and content b names.
+func (m versionMemo) of(id string, b []byte) [][2]string {
+	if v, ok := m[id]; ok {
 		return v
+	}
+	if !bytes.Contains(b, []byte("GitRepository")) && !bytes.Contains(b, []byte("targetRevision")) {
+		m[id] = nil
+		return nil
 	}
 	var out [][2]string
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -101,34 +122,6 @@ func (m versionMemo) of(b []byte) [][2]string {
 			}
 		}
 	}
-	m[string(b)] = out
+	m[id] = out
 	return out
-}
-
-// tree is an environment's head tree with its files grouped by folder.
-type tree struct {
-	memo  versionMemo
-	files map[string][]byte
-	// byFolder lists, per folder "<cluster type>/<deployment target>", its files' paths, sorted.
-	byFolder map[string][]string
-}
-
-func newTree(files map[string][]byte, memo versionMemo) *tree {
-	t := &tree{files: files, memo: memo, byFolder: map[string][]string{}}
-	for p := range files {
-		ct, rest, ok := strings.Cut(p, "/")
-		if !ok {
-			continue
-		}
-		dt, _, ok := strings.Cut(rest, "/")
-		if !ok {
-			continue
-		}
-		f := ct + "/" + dt
-		t.byFolder[f] = append(t.byFolder[f], p)
-	}
-	for _, ps := range t.byFolder {
-		sort.Strings(ps)
-	}
-	return t
 }

@@ -66,3 +66,38 @@ func TestLogFolders_LastChangePerFolder(t *testing.T) {
 		})
 	}
 }
+
+// ListTrees lists a folder's regular files by tree id, with blob ids that name their content; a path the
+// head lacks is ErrPathNotFound for LogFolders.
+func TestListTrees_FilesByTreeID(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	bare := gitserver.NewBareRepo(t, root, "g.git", "dev")
+	gitserver.Commit(t, bare, "dev", "all", map[string]string{"gitops/a/x/r.yaml": "1", "gitops/a/x/sub/n.yaml": "n", "gitops/a/y/r.yaml": "1",
+		"gitops/b/x/r.yaml": "2"}, nil)
+	c := &gitrepo.Client{CacheDir: t.TempDir()}
+	log, err := c.LogFolders(context.Background(), bare, "dev", "gitops", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.Folders["a/x"] == log.Folders["a/y"] || log.Folders["a/y"] == log.Folders["b/x"] {
+		t.Fatalf("folders %v", log.Folders)
+	}
+	trees, err := c.ListTrees(bare, []string{log.Folders["a/x"], log.Folders["a/y"], log.Folders["a/x"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []gitrepo.TreeFile{{Path: "r.yaml", Blob: gitrepo.BlobID([]byte("1"))}, {Path: "sub/n.yaml", Blob: gitrepo.BlobID([]byte("n"))}}
+	if got := trees[log.Folders["a/x"]]; len(trees) != 2 || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("trees %v", trees)
+	}
+	if got := trees[log.Folders["a/y"]]; len(got) != 1 || got[0] != want[0] {
+		t.Errorf("a/y: %v", got)
+	}
+	if _, err := c.ListTrees(bare, []string{gitrepo.EmptyTreeID[:39] + "0"}); err == nil {
+		t.Error("a tree the repository lacks: no error")
+	}
+	if _, err := c.LogFolders(context.Background(), bare, "dev", "nope", 10, ""); !errors.Is(err, gitrepo.ErrPathNotFound) {
+		t.Errorf("missing path: %v", err)
+	}
+}

@@ -347,18 +347,18 @@ func (c *Client) ReadBlobs(repoURL string, ids []string) (map[string][]byte, err
 		}
 		b, err := readBlob(s.repo.Storer, plumbing.NewHash(id))
 		if err != nil {
-			return nil, s.blobReadError(id, err)
+			return nil, s.objectReadError("blob", id, err)
 		}
 		out[id] = b
 	}
 	return out, nil
 }
 
-// blobReadError: ReadBlobs cannot refetch on its own (it knows no branch), so a damaged cache entry of a
-// remote is discarded here, and the error says that the next plan fetches it again rather than blaming
-// the remote.
-func (s *session) blobReadError(id string, err error) error {
-	err = fmt.Errorf("reading blob %s: %w", id, err)
+// objectReadError: ReadBlobs and ListTrees cannot refetch on their own (they know no branch), so a damaged
+// cache entry of a remote is discarded here, and the error says that the next plan fetches it again rather
+// than blaming the remote. kind is "blob" or "tree".
+func (s *session) objectReadError(kind, id string, err error) error {
+	err = fmt.Errorf("reading %s %s: %w", kind, id, err)
 	if !isCacheCorruption(err) || s.e.local {
 		return err
 	}

@@ -7,12 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -66,12 +66,11 @@ type FleetStatusModel struct {
 }
 
 type fleetEnvironmentModel struct {
-	Name           types.String              `tfsdk:"name"`
-	Branch         types.String              `tfsdk:"branch"`
-	SoakTime       types.String              `tfsdk:"soak_time"`
-	Clusters       map[string][]types.String `tfsdk:"clusters"`
-	GitHubStatuses types.Object              `tfsdk:"github_statuses"`
-	AzureGraph     types.Object              `tfsdk:"azure_resource_graph"`
+	Name     types.String              `tfsdk:"name"`
+	Branch   types.String              `tfsdk:"branch"`
+	SoakTime types.String              `tfsdk:"soak_time"`
+	Clusters map[string][]types.String `tfsdk:"clusters"`
+	rolloutSourceBlocks
 }
 
 type fleetComparisonModel struct {
@@ -124,17 +123,6 @@ func (d *FleetStatusDataSource) Metadata(_ context.Context, req datasource.Metad
 }
 
 func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	// The report sources are kalypso_rollout's, with its schema.
-	var rolloutSchema datasource.SchemaResponse
-	(&RolloutDataSource{}).Schema(ctx, datasource.SchemaRequest{}, &rolloutSchema)
-	sourceAttr := func(name string, validators ...validator.Object) schema.Attribute {
-		a, ok := rolloutSchema.Schema.Attributes[name].(schema.SingleNestedAttribute)
-		if !ok {
-			panic("kalypso_rollout." + name + " is no longer a single nested attribute") // a bug caught by every test
-		}
-		a.Validators = validators
-		return a
-	}
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
@@ -160,20 +148,7 @@ func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 				Required: true, MarkdownDescription: fmt.Sprintf("The environments, in promotion order (at most %d).", maxFleetEnvironments),
 				Validators: []validator.List{listvalidator.SizeBetween(1, maxFleetEnvironments)},
 				NestedObject: schema.NestedAttributeObject{
-					Attributes: map[string]schema.Attribute{
-						"name": schema.StringAttribute{Required: true, MarkdownDescription: "Environment name, for example `dev`.",
-							Validators: []validator.String{stringvalidator.LengthBetween(1, 63)}},
-						"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its GitOps branch. Defaults to `name`.",
-							Validators: []validator.String{validators.BranchName()}},
-						"soak_time": schema.StringAttribute{Optional: true, MarkdownDescription: "How long a success must hold before it counts (a Go duration). Defaults to none.",
-							Validators: []validator.String{validators.Duration()}},
-						"clusters": schema.MapAttribute{Optional: true, ElementType: types.ListType{ElemType: types.StringType},
-							MarkdownDescription: "Per cluster type, the clusters that read its folder, by name or full identity (`clusters[*].id`). They count even when silent. " +
-								"Needed where the source does not say the cluster type (Azure Resource Graph, a context pattern without a `cluster_type` group)."},
-						"github_statuses": sourceAttr("github_statuses",
-							objectvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("azure_resource_graph"))),
-						"azure_resource_graph": sourceAttr("azure_resource_graph"),
-					},
+					Attributes: fleetEnvironmentAttributes(),
 				},
 			},
 			"control_plane": schema.SingleNestedAttribute{
@@ -362,9 +337,9 @@ func (d *FleetStatusDataSource) request(ctx context.Context, data *FleetStatusMo
 				env.Clusters[ct] = append(env.Clusters[ct], n.ValueString())
 			}
 		}
-		src := configuredRolloutSource(func(s *rolloutSourceKind) types.Object { return s.inFleet(&e) })
+		src, block := e.source()
 		sources[i] = src
-		env.Source, diags = src.build(ctx, d.provider, src.inFleet(&e), at.AtName(src.attr), req.Repo, env.Branch, req.MaxClusters, diags)
+		env.Source, diags = src.build(ctx, d.provider, block, at.AtName(src.attr), req.Repo, env.Branch, req.MaxClusters, diags)
 		req.Environments = append(req.Environments, env)
 	}
 	if !data.ControlPlane.IsNull() {
@@ -433,6 +408,24 @@ func fleetStatusError(err error, sources []*rolloutSourceKind) diag.Diagnostics 
 	return diags
 }
 
+// fleetEnvironmentAttributes is the schema of one environment: its branch and clusters, and the blocks
+// of its rollout source, as kalypso_rollout has them.
+func fleetEnvironmentAttributes() map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"name": schema.StringAttribute{Required: true, MarkdownDescription: "Environment name, for example `dev`.",
+			Validators: []validator.String{stringvalidator.LengthBetween(1, 63)}},
+		"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Its GitOps branch. Defaults to `name`.",
+			Validators: []validator.String{validators.BranchName()}},
+		"soak_time": schema.StringAttribute{Optional: true, MarkdownDescription: "How long a success must hold before it counts (a Go duration). Defaults to none.",
+			Validators: []validator.String{validators.Duration()}},
+		"clusters": schema.MapAttribute{Optional: true, ElementType: types.ListType{ElemType: types.StringType},
+			MarkdownDescription: "Per cluster type, the clusters that read its folder, by name or full identity (`clusters[*].id`). They count even when silent. " +
+				"Needed where the source does not say the cluster type (Azure Resource Graph, a context pattern without a `cluster_type` group)."},
+	}
+	maps.Copy(attrs, rolloutSourceDataSourceAttributes(true))
+	return attrs
+}
+
 // fleetReroot moves a kalypso_rollout attribute path to the environment's: its source blocks and expected
 // clusters live in environments[i], max_clusters stays at the root.
 func fleetReroot(p path.Path, env path.Path) path.Path {
@@ -449,7 +442,8 @@ func fleetReroot(p path.Path, env path.Path) path.Path {
 		return p
 	case "expected":
 		return env.AtName("clusters")
-	case "github_statuses", "azure_resource_graph":
+	}
+	if isRolloutSource(string(first)) {
 		out := env
 		for _, s := range steps {
 			if n, ok := s.(path.PathStepAttributeName); ok {

@@ -11,12 +11,11 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -32,15 +31,14 @@ import (
 )
 
 type gitopsRolloutModel struct {
-	Waves            []gitopsWaveModel `tfsdk:"waves"`
-	Expected         types.Object      `tfsdk:"expected"`
-	GitHubStatuses   types.Object      `tfsdk:"github_statuses"`
-	AzureGraph       types.Object      `tfsdk:"azure_resource_graph"`
-	ProgressDeadline types.String      `tfsdk:"progress_deadline"`
-	Paused           types.Bool        `tfsdk:"paused"`
-	OnFailure        types.String      `tfsdk:"on_failure"`
-	History          types.String      `tfsdk:"history"`
-	MaxClusters      types.String      `tfsdk:"max_clusters"`
+	Waves    []gitopsWaveModel `tfsdk:"waves"`
+	Expected types.Object      `tfsdk:"expected"`
+	rolloutSourceBlocks
+	ProgressDeadline types.String `tfsdk:"progress_deadline"`
+	Paused           types.Bool   `tfsdk:"paused"`
+	OnFailure        types.String `tfsdk:"on_failure"`
+	History          types.String `tfsdk:"history"`
+	MaxClusters      types.String `tfsdk:"max_clusters"`
 }
 
 type gitopsWaveModel struct {
@@ -55,9 +53,6 @@ type gitopsRolloutExpectedModel struct {
 	Clusters                  map[string][]types.String `tfsdk:"clusters"`
 	MinClustersPerClusterType types.String              `tfsdk:"min_clusters_per_cluster_type"`
 }
-
-// httpsURL is what an Azure Resource Manager endpoint must start with.
-var httpsURL = regexp.MustCompile(`^https://`)
 
 // gitopsRolloutAttrTypes are the types of `rollout`'s value, for a null one.
 var gitopsRolloutAttrTypes = func() map[string]attr.Type {
@@ -76,7 +71,7 @@ var gitopsWaveStatusTypes = map[string]attr.Type{
 
 // gitopsRolloutAttribute is the schema of `rollout`.
 func gitopsRolloutAttribute() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
+	a := schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Roll a change out across the environment's cluster types in waves, one wave per apply, each only once the clusters " +
 			"of every earlier wave reported it healthy. The cluster types are the folders under `path` (render mode: the rendered cluster types, " +
@@ -121,37 +116,6 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 						Validators: []validator.String{validators.WholeNumberString(1, 1000000)}},
 				},
 			},
-			"github_statuses": schema.SingleNestedAttribute{
-				Optional: true,
-				MarkdownDescription: "Read the commit statuses of the branch's commits, as `kalypso_rollout.github_statuses` does. " +
-					"Exactly one of " + rolloutSourceNames() + " is required.",
-				Validators: []validator.Object{objectvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("azure_resource_graph"))},
-				Attributes: map[string]schema.Attribute{
-					"repository": schema.StringAttribute{Optional: true, MarkdownDescription: "`owner/name` on GitHub. Defaults to the owner and name in `repository_url`.",
-						Validators: []validator.String{stringvalidator.RegexMatches(ownerRepo, "must be owner/name")}},
-					"context_patterns": schema.ListAttribute{Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "Regular expressions over the whole status context with a named group `cluster` and optionally `cluster_type`. " +
-							"Defaults to Flux's `" + rollout.FluxContextPattern + "`.",
-						Validators: []validator.List{listvalidator.SizeAtLeast(1)}},
-					"creators": schema.ListAttribute{Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "The GitHub accounts whose statuses count. Defaults to every account; a cluster two accounts report is an error.",
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))}},
-				},
-			},
-			"azure_resource_graph": schema.SingleNestedAttribute{
-				Optional: true,
-				MarkdownDescription: "Read the Flux configurations that reconcile `branch` from Azure Resource Graph, as `kalypso_rollout.azure_resource_graph` does. " +
-					"Name the clusters per cluster type in `expected.clusters`: a Flux configuration does not say which cluster type its cluster is.",
-				Attributes: map[string]schema.Attribute{
-					"subscriptions": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subscription IDs to query. Defaults to every subscription the identity can read.",
-						Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))}},
-					"repository_url": schema.StringAttribute{Optional: true, MarkdownDescription: "The URL in the Flux configurations' `gitRepository.url`. Defaults to `repository_url`."},
-					"credential": schema.StringAttribute{Optional: true, MarkdownDescription: "How to authenticate, as `kalypso_rollout.azure_resource_graph.credential`. Defaults to `default`.",
-						Validators: []validator.String{stringvalidator.OneOf(rollout.AzureCredentials...)}},
-					"endpoint": schema.StringAttribute{Optional: true, MarkdownDescription: "Azure Resource Manager endpoint, for a sovereign cloud. Defaults to Azure's public cloud.",
-						Validators: []validator.String{stringvalidator.RegexMatches(httpsURL, "must be an https:// URL")}},
-				},
-			},
 			"progress_deadline": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "A wave whose clusters have not all succeeded this long after its folders changed halts the rollout (a Go duration). Defaults to none.",
 				Validators:          []validator.String{validators.Duration()}},
@@ -170,6 +134,8 @@ func gitopsRolloutAttribute() schema.SingleNestedAttribute {
 				Validators:          []validator.String{validators.WholeNumberString(1, 100000)}},
 		},
 	}
+	maps.Copy(a.Attributes, rolloutSourceResourceAttributes())
+	return a
 }
 
 // gitopsRolloutStatusAttribute is the schema of `rollout_status`.
@@ -275,8 +241,8 @@ func (r *GitopsCommitResource) rolloutConfig(ctx context.Context, m *gitopsCommi
 		limit = rollout.DefaultMaxClusters
 	}
 	var d diag.Diagnostics
-	src := configuredRolloutSource(func(s *rolloutSourceKind) types.Object { return s.inCommit(&rm) })
-	out.Source, d = src.build(ctx, r.data, src.inCommit(&rm), at.AtName(src.attr), m.RepositoryURL.ValueString(), m.Branch.ValueString(), limit, d)
+	src, block := rm.source()
+	out.Source, d = src.build(ctx, r.data, block, at.AtName(src.attr), m.RepositoryURL.ValueString(), m.Branch.ValueString(), limit, d)
 	if diags.Append(d...); diags.HasError() {
 		return nil
 	}

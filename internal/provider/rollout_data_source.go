@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
+	"maps"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -49,17 +49,16 @@ func NewRolloutDataSource() datasource.DataSource { return &RolloutDataSource{} 
 
 // RolloutModel is the data source's configuration and state.
 type RolloutModel struct {
-	Environment    types.String `tfsdk:"environment"`
-	RepositoryURL  types.String `tfsdk:"repository_url"`
-	Branch         types.String `tfsdk:"branch"`
-	History        types.Int64  `tfsdk:"history"`
-	Expected       types.Object `tfsdk:"expected"`
-	SoakTime       types.String `tfsdk:"soak_time"`
-	MaxClusters    types.Int64  `tfsdk:"max_clusters"`
-	FailOnFailure  types.Bool   `tfsdk:"fail_on_failure"`
-	GitHubStatuses types.Object `tfsdk:"github_statuses"`
-	AzureGraph     types.Object `tfsdk:"azure_resource_graph"`
-	Promotion      types.Object `tfsdk:"promotion"`
+	Environment   types.String `tfsdk:"environment"`
+	RepositoryURL types.String `tfsdk:"repository_url"`
+	Branch        types.String `tfsdk:"branch"`
+	History       types.Int64  `tfsdk:"history"`
+	Expected      types.Object `tfsdk:"expected"`
+	SoakTime      types.String `tfsdk:"soak_time"`
+	MaxClusters   types.Int64  `tfsdk:"max_clusters"`
+	FailOnFailure types.Bool   `tfsdk:"fail_on_failure"`
+	Promotion     types.Object `tfsdk:"promotion"`
+	rolloutSourceBlocks
 
 	HeadCommit              types.String `tfsdk:"head_commit"`
 	HeadPromotedCommit      types.String `tfsdk:"head_promoted_commit"`
@@ -78,19 +77,6 @@ type rolloutExpectedModel struct {
 	Clusters     []types.String         `tfsdk:"clusters"`
 	MinClusters  types.Int64            `tfsdk:"min_clusters"`
 	ClusterTypes map[string]types.Int64 `tfsdk:"cluster_types"`
-}
-
-type rolloutGitHubModel struct {
-	Repository      types.String   `tfsdk:"repository"`
-	ContextPatterns []types.String `tfsdk:"context_patterns"`
-	Creators        []types.String `tfsdk:"creators"`
-}
-
-type rolloutAzureModel struct {
-	Subscriptions []types.String `tfsdk:"subscriptions"`
-	RepositoryURL types.String   `tfsdk:"repository_url"`
-	Credential    types.String   `tfsdk:"credential"`
-	Endpoint      types.String   `tfsdk:"endpoint"`
 }
 
 type rolloutPromotionModel struct {
@@ -181,60 +167,6 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"fail_on_failure": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "Fail the read (and the plan) when an expected cluster reports a failure, instead of a warning. Defaults to `false`.",
 			},
-			"github_statuses": schema.SingleNestedAttribute{
-				Optional: true,
-				MarkdownDescription: "Read the commit statuses of the GitOps commits from the GitHub REST API (`github_base_url`, token from `git_token`/`GIT_TOKEN`/`GITHUB_TOKEN`; " +
-					"it needs read access to commit statuses). Exactly one of " + rolloutSourceNames() + " is required.",
-				Attributes: map[string]schema.Attribute{
-					"repository": schema.StringAttribute{
-						Optional: true, MarkdownDescription: "`owner/name` on GitHub. Defaults to the owner and name in `repository_url`.",
-						Validators: []validator.String{stringvalidator.RegexMatches(ownerRepo, "must be owner/name")},
-					},
-					"context_patterns": schema.ListAttribute{
-						Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "Regular expressions over the status context, each with a named group `cluster` and optionally `cluster_type` and `reconciler`. " +
-							"A pattern must match the whole context. Contexts that match none (CI checks) are ignored. Defaults to Flux's `" + rollout.FluxContextPattern +
-							"` (the last segment is the first part of the cluster's Provider UID, so `kustomization/lint/ci` is not a cluster).",
-						Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-					},
-					"creators": schema.ListAttribute{
-						Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "The GitHub accounts (logins) whose statuses count, for example the account of the token the clusters' Flux Providers use. " +
-							"Statuses that other accounts post are ignored: anyone who may post a commit status can otherwise post a context shaped like a cluster's. " +
-							"Defaults to every account; a cluster reported by two accounts is then an error that names both.",
-						Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
-					},
-				},
-			},
-			"azure_resource_graph": schema.SingleNestedAttribute{
-				Optional: true,
-				MarkdownDescription: "Read the Flux configurations of Arc-enabled and AKS clusters that reconcile `branch` from Azure Resource Graph " +
-					"(`microsoft.kubernetesconfiguration/fluxconfigurations`: `complianceState`, `sourceSyncedCommitId`), as upstream's promotion check does. " +
-					"The cluster is the resource the configuration extends. The identity needs **Reader** on the subscriptions. " +
-					"Exactly one of " + rolloutSourceNames() + " is required.",
-				Attributes: map[string]schema.Attribute{
-					"subscriptions": schema.ListAttribute{
-						Optional: true, ElementType: types.StringType,
-						MarkdownDescription: "Subscription IDs to query. Defaults to every subscription the identity can read.",
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
-					},
-					"repository_url": schema.StringAttribute{
-						Optional: true, MarkdownDescription: "The URL in the Flux configurations' `gitRepository.url` (compared case-insensitively). Defaults to `repository_url`.",
-					},
-					"credential": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "How to authenticate: `default` (environment, workload identity, managed identity, then Azure CLI), `environment` " +
-							"(`AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_CLIENT_SECRET`), `workload_identity` (`AZURE_FEDERATED_TOKEN_FILE`), " +
-							"`oidc` (HCP Terraform dynamic credentials or GitHub Actions: `ARM_TENANT_ID`, `ARM_CLIENT_ID` or `TFC_AZURE_RUN_CLIENT_ID`, and " +
-							"`ARM_OIDC_TOKEN`, `TFC_WORKLOAD_IDENTITY_TOKEN` or `ARM_OIDC_TOKEN_FILE_PATH`), `managed_identity` or `azure_cli`. Defaults to `default`.",
-						Validators: []validator.String{stringvalidator.OneOf(rollout.AzureCredentials...)},
-					},
-					"endpoint": schema.StringAttribute{
-						Optional: true, MarkdownDescription: "Azure Resource Manager endpoint, for a sovereign cloud (for example `https://management.usgovcloudapi.net`). Defaults to Azure's public cloud.",
-						Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^https://`), "must be an https:// URL")},
-					},
-				},
-			},
 			"promotion": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Decide the control-plane commit of the next environment: `promotion_commit` is the newest commit this environment rolled out " +
@@ -295,9 +227,8 @@ func (d *RolloutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			},
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, rolloutSourceDataSourceAttributes(false))
 }
-
-var ownerRepo = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
 func (d *RolloutDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	sources := make([]path.Expression, len(rolloutSources))
@@ -329,7 +260,7 @@ func (d *RolloutDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if env == "" {
 		env = data.Branch.ValueString()
 	}
-	source := data.source()
+	source, _ := data.source()
 	res, err := rollout.Read(ctx, git, rreq)
 	if err != nil {
 		resp.Diagnostics.Append(rolloutError(err, env, source)...)
@@ -386,84 +317,9 @@ func (d *RolloutDataSource) request(ctx context.Context, data *RolloutModel) (ro
 	}
 	req.Options = opts
 
-	src := data.source()
-	req.Source, diags = src.build(ctx, d.provider, src.inRollout(data), path.Root(src.attr), data.RepositoryURL.ValueString(), data.Branch.ValueString(), opts.MaxClusters, diags)
+	src, block := data.source()
+	req.Source, diags = src.build(ctx, d.provider, block, path.Root(src.attr), data.RepositoryURL.ValueString(), data.Branch.ValueString(), opts.MaxClusters, diags)
 	return req, diags
-}
-
-// rolloutGitHubSource is the GitHub commit statuses source configured by obj (at: its attribute path, in
-// kalypso_rollout or in kalypso_gitops_commit's rollout) for the GitOps repository repoURL.
-func rolloutGitHubSource(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
-	var gh rolloutGitHubModel
-	diags.Append(obj.As(ctx, &gh, objectAsOptions)...)
-	if diags.HasError() {
-		return nil, diags
-	}
-	owner, name, err := githubpr.ParseRepo(repoURL)
-	if r := gh.Repository.ValueString(); r != "" {
-		owner, name, err = githubpr.ParseRepo("/" + r)
-	}
-	if err != nil {
-		diags.AddAttributeError(at.AtName("repository"), "Cannot tell the GitHub repository",
-			err.Error()+". Set github_statuses.repository to owner/name.")
-		return nil, diags
-	}
-	patterns := []string{rollout.FluxContextPattern}
-	if len(gh.ContextPatterns) > 0 {
-		patterns = patterns[:0]
-		for _, p := range gh.ContextPatterns {
-			patterns = append(patterns, p.ValueString())
-		}
-	}
-	res, err := rollout.CompilePatterns(patterns)
-	if err != nil {
-		diags.AddAttributeError(at.AtName("context_patterns"), "Invalid context pattern", err.Error())
-		return nil, diags
-	}
-	svc, err := pd.GitHubClient()
-	if err != nil {
-		diags.AddAttributeError(at, "Cannot create the GitHub client", err.Error()+". Fix the provider's github_base_url.")
-		return nil, diags
-	}
-	src := &rollout.GitHubStatuses{Lister: svc, Owner: owner, Repo: name, Patterns: res, Limit: limit}
-	for _, c := range gh.Creators {
-		src.Creators = append(src.Creators, c.ValueString())
-	}
-	return src, diags
-}
-
-// rolloutAzureSource is the Azure Resource Graph source configured by obj (at: its attribute path) for the
-// Flux configurations that reconcile branch of repoURL.
-func rolloutAzureSource(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL, branch string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
-	var az rolloutAzureModel
-	diags.Append(obj.As(ctx, &az, objectAsOptions)...)
-	if diags.HasError() {
-		return nil, diags
-	}
-	var cred azcore.TokenCredential
-	var opts *arm.ClientOptions
-	var err error
-	if o := pd.azure; o != nil {
-		cred, opts = o.credential, o.clientOptions
-	} else if cred, err = rollout.AzureCredential(az.Credential.ValueString(), nil, pd.apiLimits()); err != nil {
-		diags.AddAttributeError(at.AtName("credential"), "Cannot set up the Azure credential", err.Error()+".")
-		return nil, diags
-	}
-	tokens := &rollout.TokenRecorder{TokenCredential: cred}
-	client, err := rollout.NewResourceGraphClient(tokens, az.Endpoint.ValueString(), opts, pd.apiLimits())
-	if err != nil {
-		diags.AddAttributeError(at, "Cannot create the Resource Graph client", err.Error()+".")
-		return nil, diags
-	}
-	src := &rollout.AzureResourceGraph{Client: client, RepoURL: az.RepositoryURL.ValueString(), Branch: branch, Limit: limit,
-		Limits: pd.apiLimits(), Tokens: tokens}
-	if src.RepoURL == "" {
-		src.RepoURL = repoURL
-	}
-	for _, s := range az.Subscriptions {
-		src.Subscriptions = append(src.Subscriptions, s.ValueString())
-	}
-	return src, diags
 }
 
 // azureOverride replaces, in tests only, the two things kalypso_rollout's azure_resource_graph cannot
@@ -501,11 +357,6 @@ func rolloutCommonError(err error, env string, at path.Path, diags *diag.Diagnos
 		return false
 	}
 	return true
-}
-
-// source is the rollout source m configures (rolloutSources).
-func (m *RolloutModel) source() *rolloutSourceKind {
-	return configuredRolloutSource(func(s *rolloutSourceKind) types.Object { return s.inRollout(m) })
 }
 
 func (m *RolloutModel) fill(res *rollout.Result) {

@@ -5,36 +5,61 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/kalypso/terraform-provider-kalypso/internal/githubpr"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
 // rolloutSources is the one list of the places clusters report to about the GitOps commits (the rollout
-// sources): kalypso_rollout and kalypso_gitops_commit's rollout take exactly one of them, each as a
-// block named after it. Which block is configured, how its source is built, which errors of a read are
-// its own to explain (and how), and what to check when no cluster reported all come from here, so a
-// read that fails is explained by the source that was configured, never by another. Adding a source
-// is a rolloutSourceKind in a file of its own, a line here, its block in the three schemas and models
-// (kalypso_rollout, kalypso_gitops_commit's rollout, kalypso_fleet_status's environments).
+// sources): kalypso_rollout, kalypso_gitops_commit's rollout and each environment of
+// kalypso_fleet_status take exactly one of them, each as a block named after it. The block's schema,
+// which block is configured, how its source is built, which errors of a read are its own to explain
+// (and how), and what to check when no cluster reported all come from here, so a read that fails is
+// explained by the source that was configured, never by another.
+//
+// Adding a source is: a rolloutSourceKind in a file of its own (rollout_source_<attr>.go: its schema,
+// model, build and errors), a line here, its field in rolloutSourceBlocks, its test, and its docs.
+// The three consumers loop over this list for their schemas and read the block through the one
+// embedded struct.
 var rolloutSources = []*rolloutSourceKind{githubStatusesSource, azureResourceGraphSource}
+
+// rolloutSourceBlocks holds one field per rollout source, named by its block. kalypso_rollout's model,
+// kalypso_gitops_commit's rollout and kalypso_fleet_status's environments embed it by value (the
+// framework promotes an embedded struct's tfsdk fields), so a new source's field is added once, here.
+type rolloutSourceBlocks struct {
+	GitHubStatuses types.Object `tfsdk:"github_statuses"`
+	AzureGraph     types.Object `tfsdk:"azure_resource_graph"`
+}
+
+// rolloutSourceUse says where a source's block is shown, for its descriptions: in kalypso_rollout
+// (kalypso_fleet_status's environments show the same) or in kalypso_gitops_commit's rollout, whose
+// descriptions point at kalypso_rollout's.
+type rolloutSourceUse int
+
+const (
+	inRolloutDataSource rolloutSourceUse = iota
+	inGitopsCommit
+)
 
 // rolloutSourceKind is one kind of rollout source.
 type rolloutSourceKind struct {
 	// attr names the block, in kalypso_rollout and in kalypso_gitops_commit's rollout.
 	attr string
-	// inRollout, inCommit and inFleet return the block of kalypso_rollout's model, kalypso_gitops_commit's
-	// rollout's and one environment of kalypso_fleet_status.
-	inRollout func(*RolloutModel) types.Object
-	inCommit  func(*gitopsRolloutModel) types.Object
-	inFleet   func(*fleetEnvironmentModel) types.Object
+	// block returns the source's field of the consumers' embedded rolloutSourceBlocks.
+	block func(*rolloutSourceBlocks) types.Object
+	// schema is the block, as shown where use says, in the data source schema package; the resource's
+	// form is derived from it (sourceResourceAttribute). exactlyOne is the sentence that says exactly one
+	// source's block is required, for its description.
+	schema func(use rolloutSourceUse, exactlyOne string) dsschema.SingleNestedAttribute
 	// build makes the source of the block obj (at: its attribute path) for branch of the GitOps
 	// repository repoURL, refusing more than limit clusters.
 	build func(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL, branch string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics)
@@ -59,15 +84,94 @@ func rolloutSourceNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// configuredRolloutSource returns the source whose block block returns as set, the first one when none
-// is (the configuration validators refuse that before a read).
-func configuredRolloutSource(block func(*rolloutSourceKind) types.Object) *rolloutSourceKind {
+// exactlyOneSentence says, in a block's description, that exactly one source's block is required.
+func exactlyOneSentence() string { return "Exactly one of " + rolloutSourceNames() + " is required." }
+
+// isRolloutSource reports whether name is a source's block.
+func isRolloutSource(name string) bool {
 	for _, s := range rolloutSources {
-		if !block(s).IsNull() {
-			return s
+		if s.attr == name {
+			return true
 		}
 	}
-	return rolloutSources[0]
+	return false
+}
+
+// source returns the source whose block b sets, the first one when none is (the configuration
+// validators refuse that before a read), and its block.
+func (b *rolloutSourceBlocks) source() (*rolloutSourceKind, types.Object) {
+	for _, s := range rolloutSources {
+		if obj := s.block(b); !obj.IsNull() {
+			return s, obj
+		}
+	}
+	return rolloutSources[0], rolloutSources[0].block(b)
+}
+
+// exactlyOneSource is the validator of the first source's block where a configuration validator
+// cannot reach (inside kalypso_gitops_commit's rollout, inside each of kalypso_fleet_status's
+// environments): exactly one of the sibling blocks is set.
+func exactlyOneSource(s *rolloutSourceKind) []validator.Object {
+	if s != rolloutSources[0] || len(rolloutSources) == 1 {
+		return nil
+	}
+	others := make([]path.Expression, 0, len(rolloutSources)-1)
+	for _, o := range rolloutSources[1:] {
+		others = append(others, path.MatchRelative().AtParent().AtName(o.attr))
+	}
+	return []validator.Object{objectvalidator.ExactlyOneOf(others...)}
+}
+
+// rolloutSourceDataSourceAttributes are the sources' blocks of a data source: kalypso_rollout's at the
+// root (nested is false: its configuration validator says exactly one), kalypso_fleet_status's inside
+// each environment (nested: the first block's validator says it).
+func rolloutSourceDataSourceAttributes(nested bool) map[string]dsschema.Attribute {
+	out := make(map[string]dsschema.Attribute, len(rolloutSources))
+	for _, s := range rolloutSources {
+		a := s.schema(inRolloutDataSource, exactlyOneSentence())
+		if nested {
+			a.Validators = exactlyOneSource(s)
+		}
+		out[s.attr] = a
+	}
+	return out
+}
+
+// rolloutSourceResourceAttributes are the sources' blocks inside kalypso_gitops_commit's rollout.
+func rolloutSourceResourceAttributes() map[string]rschema.Attribute {
+	out := make(map[string]rschema.Attribute, len(rolloutSources))
+	for _, s := range rolloutSources {
+		a := s.schema(inGitopsCommit, exactlyOneSentence())
+		a.Validators = exactlyOneSource(s)
+		out[s.attr] = sourceResourceAttribute(a)
+	}
+	return out
+}
+
+// sourceResourceAttribute is the resource schema's form of a source block's attribute a, written in the data
+// source schema package: the two packages have a type per attribute kind with the same fields. It
+// knows the kinds the sources' blocks use; another kind is a bug in a new source, caught by every test
+// that builds a schema.
+func sourceResourceAttribute(a dsschema.Attribute) rschema.Attribute {
+	switch a := a.(type) {
+	case dsschema.StringAttribute:
+		return rschema.StringAttribute{Optional: a.Optional, Required: a.Required, Computed: a.Computed, Sensitive: a.Sensitive,
+			Description: a.Description, MarkdownDescription: a.MarkdownDescription, DeprecationMessage: a.DeprecationMessage,
+			CustomType: a.CustomType, Validators: a.Validators}
+	case dsschema.ListAttribute:
+		return rschema.ListAttribute{ElementType: a.ElementType, Optional: a.Optional, Required: a.Required, Computed: a.Computed, Sensitive: a.Sensitive,
+			Description: a.Description, MarkdownDescription: a.MarkdownDescription, DeprecationMessage: a.DeprecationMessage,
+			CustomType: a.CustomType, Validators: a.Validators}
+	case dsschema.SingleNestedAttribute:
+		attrs := make(map[string]rschema.Attribute, len(a.Attributes))
+		for name, inner := range a.Attributes {
+			attrs[name] = sourceResourceAttribute(inner)
+		}
+		return rschema.SingleNestedAttribute{Attributes: attrs, Optional: a.Optional, Required: a.Required, Computed: a.Computed, Sensitive: a.Sensitive,
+			Description: a.Description, MarkdownDescription: a.MarkdownDescription, DeprecationMessage: a.DeprecationMessage,
+			CustomType: a.CustomType, Validators: a.Validators}
+	}
+	panic(fmt.Sprintf("a rollout source's block uses a %T: teach sourceResourceAttribute that kind", a)) // a bug caught by every test
 }
 
 // rolloutError words an error of a read from src at the attribute to fix: the errors of the GitOps
@@ -80,80 +184,4 @@ func rolloutError(err error, env string, src *rolloutSourceKind) diag.Diagnostic
 	}
 	diags.AddAttributeError(at, "Cannot read the rollout of "+env, src.fallback(err))
 	return diags
-}
-
-// githubStatusesSource reads the commit statuses the clusters post to GitHub.
-var githubStatusesSource = &rolloutSourceKind{
-	attr:      "github_statuses",
-	inRollout: func(m *RolloutModel) types.Object { return m.GitHubStatuses },
-	inCommit:  func(m *gitopsRolloutModel) types.Object { return m.GitHubStatuses },
-	inFleet:   func(m *fleetEnvironmentModel) types.Object { return m.GitHubStatuses },
-	build: func(ctx context.Context, pd *ProviderData, obj types.Object, at path.Path, repoURL, _ string, limit int, diags diag.Diagnostics) (rollout.Source, diag.Diagnostics) {
-		return rolloutGitHubSource(ctx, pd, obj, at, repoURL, limit, diags)
-	},
-	explain: func(err error, _ string, at path.Path, diags *diag.Diagnostics) bool {
-		switch {
-		case errors.Is(err, rollout.ErrSharedCluster):
-			diags.AddAttributeError(at.AtName("creators"), "One cluster, two reporters", err.Error()+
-				". Set github_statuses.creators to the account the clusters post with, and find out who posts the other; nothing was written.")
-		case errors.Is(err, githubpr.ErrTooMany):
-			diags.AddAttributeError(path.Root("max_clusters"), "Too many statuses", err.Error()+
-				". Narrow github_statuses.context_patterns, or raise max_clusters for a fleet this large.")
-		case errors.Is(err, githubpr.ErrNotFound), errors.Is(err, githubpr.ErrMalformed):
-			diags.AddAttributeError(at, "Cannot read the commit statuses", err.Error()+
-				". Check github_statuses.repository (or repository_url), the provider's github_base_url, and that the token may read commit statuses.")
-		default:
-			return false
-		}
-		return true
-	},
-	fallback: func(err error) string {
-		return err.Error() + ". Check that the status API is reachable from this machine (github_base_url) and that the token may read commit statuses; nothing was written."
-	},
-	noReportHint: func(src rollout.Source) string {
-		gh, ok := src.(*rollout.GitHubStatuses)
-		if !ok {
-			return "Check that the clusters post statuses (Flux: a Provider of type github and an Alert for the Kustomizations) and that the context patterns match them."
-		}
-		// Name the repository asked: it comes from repository_url unless github_statuses.repository is set.
-		return fmt.Sprintf("The statuses were read from the GitHub repository %s/%s; check that the clusters post statuses there "+
-			"(Flux: a Provider of type github for that repository and an Alert for the Kustomizations), that the context patterns match them, "+
-			"and that github_statuses.repository (or repository_url) names the repository the clusters post to.", gh.Owner, gh.Repo)
-	},
-}
-
-// azureResourceGraphSource reads the Flux configurations of Arc-enabled and AKS clusters from Azure
-// Resource Graph.
-var azureResourceGraphSource = &rolloutSourceKind{
-	attr:      "azure_resource_graph",
-	inRollout: func(m *RolloutModel) types.Object { return m.AzureGraph },
-	inCommit:  func(m *gitopsRolloutModel) types.Object { return m.AzureGraph },
-	inFleet:   func(m *fleetEnvironmentModel) types.Object { return m.AzureGraph },
-	build:     rolloutAzureSource,
-	explain: func(err error, env string, at path.Path, diags *diag.Diagnostics) bool {
-		switch {
-		case errors.Is(err, rollout.ErrTooManyClusters):
-			diags.AddAttributeError(path.Root("max_clusters"), "Too many clusters", err.Error()+
-				". Scope azure_resource_graph.subscriptions, or raise max_clusters for a fleet this large.")
-		case errors.Is(err, rollout.ErrMalformedAnswer):
-			diags.AddAttributeError(at, "Cannot read the Flux configurations", err.Error()+
-				". Check azure_resource_graph.endpoint; nothing was written.")
-		case errors.Is(err, rollout.ErrResourceGraph):
-			diags.AddAttributeError(at, "Cannot read the rollout of "+env, azureResourceGraphFallback(err))
-		default:
-			return false
-		}
-		return true
-	},
-	fallback: azureResourceGraphFallback,
-	noReportHint: func(rollout.Source) string {
-		return "Check that the clusters' Flux configurations reconcile this branch of the repository in azure_resource_graph.repository_url (or repository_url), " +
-			"and that the identity has Reader on their subscriptions."
-	},
-}
-
-// azureResourceGraphFallback is what to check about a read from Azure Resource Graph that failed.
-func azureResourceGraphFallback(err error) string {
-	return err.Error() + ". Check the Azure credential (azure_resource_graph.credential and its environment variables), that the identity has Reader on the subscriptions, " +
-		"and that Azure Resource Manager is reachable; nothing was written."
 }
