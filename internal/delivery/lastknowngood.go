@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
@@ -19,6 +20,19 @@ const StepLastKnownGood = "last_known_good"
 // healthy (on it or on a later commit), and that tree. Both are "" when there is none in the history read.
 type LastKnownGood struct {
 	Commit, Tree string
+	// Waves is, with waves, each wave's own last known good (WaveLastKnownGood); nil while the waves are not
+	// decided (an unknown input, or no branch yet).
+	Waves []WaveLastKnownGood
+}
+
+// WaveLastKnownGood is a wave's last known good: the last commit of the branch whose content of the
+// wave's cluster-type folders every expected cluster of the wave reported healthy
+// (rollout.LastKnownGoodPerWave), and the managed tree under the path at that commit. Commit and Tree are
+// "" when no commit read qualifies.
+type WaveLastKnownGood struct {
+	Name         string
+	ClusterTypes []string
+	Commit, Tree string
 }
 
 // rolloutRead is what a plan read of its rollout: the branch's history (newest first), what the clusters
@@ -28,6 +42,17 @@ type rolloutRead struct {
 	history []rollout.Commit
 	reports []rollout.Report
 	types   []string
+	// complete is true when the history reaches the branch's first commit.
+	complete bool
+}
+
+// wavesRead is what the waves step decided from: the gate's input, the branch it inspected, the desired
+// files before it narrowed them to the wave this apply writes, and the configuration it read them with.
+type wavesRead struct {
+	in       rollout.WaveInput
+	branch   *gitrepo.Inspection
+	rendered Rendered
+	resource Resource
 }
 
 // readRollout reads the rollout's history and reports once per plan.
@@ -40,11 +65,11 @@ func (p *Planning) readRollout(ctx context.Context) (*rolloutRead, error) {
 	if n <= 0 {
 		n = rollout.DefaultHistory
 	}
-	log, _, err := p.Git.LogDirs(ctx, s.RepoURL, s.Branch, s.Path, n)
+	log, complete, err := p.Git.LogDirs(ctx, s.RepoURL, s.Branch, s.Path, n)
 	if err != nil {
 		return nil, Explain(p.ID, gitError("Cannot read the Git repository", err))
 	}
-	read := &rolloutRead{}
+	read := &rolloutRead{complete: complete}
 	shas := make([]string, len(log))
 	for i, e := range log {
 		read.history = append(read.history, rollout.Commit{SHA: e.Commit, Time: e.Time})
@@ -130,14 +155,62 @@ func (p *Planning) findLastKnownGood(ctx context.Context) (*LastKnownGood, error
 
 // planLastKnownGood is the last_known_good step: with a rollout, the newest commit of the branch that
 // every expected cluster reported healthy (LastKnownGood). Nothing is decided while an input is unknown.
+//
+// With waves, it finds each wave's own as well (LastKnownGood.Waves). They tell how far each wave is
+// healthy; a rollback to "last_known_good" restores the environment's, whose tree every expected cluster
+// of every wave reported healthy: a wave's last known good is healthy for its own folders only, and a
+// tree made of several commits' folders is a tree that no cluster reported together.
 func planLastKnownGood(ctx context.Context, p *Planning) error {
-	if p.Rollout == nil || p.Prior == nil || !p.Config.LocationKnown() || p.LastKnownGood != nil {
+	if p.Rollout == nil || p.Prior == nil || !p.Config.LocationKnown() {
 		return nil
 	}
-	lkg, err := p.findLastKnownGood(ctx)
-	if err != nil {
+	if p.LastKnownGood == nil { // the rollback step finds it first when rollback.to names it
+		lkg, err := p.findLastKnownGood(ctx)
+		if err != nil {
+			return err
+		}
+		p.LastKnownGood = lkg
+	}
+	if err := p.findWavesLastKnownGood(ctx); err != nil {
 		return err
 	}
-	p.LastKnownGood = lkg
+	if p.Config.Rollback != nil {
+		return nil
+	}
 	return planAutoRollback(ctx, p)
+}
+
+// findWavesLastKnownGood sets LastKnownGood.Waves from what the waves step read: nothing while the waves
+// are not decided.
+func (p *Planning) findWavesLastKnownGood(ctx context.Context) error {
+	if p.wavesRead == nil || p.LastKnownGood.Waves != nil {
+		return nil
+	}
+	goods, err := rollout.LastKnownGoodPerWave(p.wavesRead.in)
+	if err != nil {
+		if errors.Is(err, rollout.ErrAmbiguousCluster) {
+			return &Refusal{Attribute: "rollout.expected", Summary: "Ambiguous expected cluster", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.ID, err)}
+		}
+		return &Refusal{Attribute: "rollout.waves", Summary: "Cannot find the last known good commit", Detail: fmt.Sprintf("kalypso_gitops_commit %s: %s.", p.ID, err)}
+	}
+	s, history := p.Config.Resource, p.wavesRead.in.History
+	trees := map[string]string{p.LastKnownGood.Commit: p.LastKnownGood.Tree}
+	out := make([]WaveLastKnownGood, len(goods))
+	for i, g := range goods {
+		out[i] = WaveLastKnownGood{Name: g.Name, ClusterTypes: g.ClusterTypes}
+		if g.Commit < 0 || g.Commit >= len(history) {
+			continue
+		}
+		sha := history[g.Commit].SHA
+		tree, ok := trees[sha]
+		if !ok {
+			if tree, err = p.Git.ManagedTreeAt(ctx, s.RepoURL, s.Branch, sha, s.Path); err != nil {
+				return Explain(p.ID, gitError("Cannot read the Git repository", err))
+			}
+			trees[sha] = tree
+		}
+		out[i].Commit, out[i].Tree = sha, tree
+	}
+	p.LastKnownGood.Waves = out
+	return nil
 }

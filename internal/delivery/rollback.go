@@ -69,6 +69,15 @@ func planAutoRollback(ctx context.Context, p *Planning) error {
 	}
 	rolled.Auto = true
 	p.Rendered, p.RolledBack = Rendered{Known: true, Files: files}, &rolled
+	if p.wavesRead != nil { // rollout_status: the rollout as the plan after the rollback reads it (rollbackstatus.go)
+		next, err := p.wavesAfterRollback(files, p.Prior.ContentHash)
+		if err != nil {
+			return Explain(p.ID, gitError("Cannot plan the rollout after the rollback", err))
+		}
+		if p.Waves, err = p.keptDecision(p.wavesKey(p.wavesRead.branch.HeadSHA, p.wavesRead.branch.ManagedTree)+"-after-rollback", next); err != nil {
+			return err
+		}
+	}
 	p.Warn("Rollout failed: rolling back", fmt.Sprintf("kalypso_gitops_commit %s: the rollout halted, and rollout.on_failure = \"rollback\": the plan "+
 		"restores the files under path as the last known good commit %s held them, every cluster type at once (changes lists the reverse change), "+
 		"and holds the tree it replaces.", p.ID, lkg.Commit))
@@ -211,6 +220,9 @@ func planHold(_ context.Context, p *Planning) error {
 	}
 	p.Warn("Held after a rollback", fmt.Sprintf("kalypso_gitops_commit %s: %s and is held since: the configuration still renders it, so nothing is written. "+
 		"Change an input so that it renders another tree, or set release_hold = true to write it again.", p.ID, what))
+	if p.Waves != nil {
+		p.Waves = heldWaves(p.Waves, h) // rollout_status: no wave writes
+	}
 	p.Changes = &Plan{DesiredTree: p.Prior.ContentHash, BaseTree: p.Changes.BaseTree, CurrentFiles: p.Changes.CurrentFiles, BranchExists: p.Changes.BranchExists}
 	return nil
 }

@@ -157,7 +157,7 @@ func TestPlanLastKnownGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, err := (&gitrepo.Client{}).ManagedTreeAt(context.Background(), "file://"+repo, "main", c2, "clusters")
-	if err != nil || p.LastKnownGood == nil || *p.LastKnownGood != (LastKnownGood{Commit: c2, Tree: want}) {
+	if err != nil || p.LastKnownGood == nil || p.LastKnownGood.Commit != c2 || p.LastKnownGood.Tree != want || p.LastKnownGood.Waves != nil {
 		t.Errorf("last known good %+v, want %s with tree %s (%v)", p.LastKnownGood, c2, want, err)
 	}
 	r := plan(LastKnownGoodName)

@@ -278,6 +278,7 @@ type Planning struct {
 	// LastKnownGood is set by the last_known_good step (nil while not known, or without a rollout).
 	LastKnownGood *LastKnownGood
 	rolloutRead   *rolloutRead
+	wavesRead     *wavesRead
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {

@@ -98,6 +98,7 @@ func planWaves(ctx context.Context, p *Planning) error {
 		return err
 	}
 	p.Waves = w
+	p.wavesRead = &wavesRead{in: in, branch: ins, rendered: p.Rendered, resource: s} // for last_known_good (lastknowngood.go, rollbackstatus.go)
 	held, promoted, err := s.holdBack(ins, p.Rendered.Files, admissionOf(w), func(ids []string) (map[string][]byte, error) { return p.Git.ReadBlobs(s.RepoURL, ids) })
 	if err != nil {
 		return Explain(p.ID, gitError("Cannot read the Git repository", err))
@@ -146,7 +147,7 @@ func (p *Planning) readRolloutHistory(ctx context.Context, in *rollout.WaveInput
 		return sourceRefusal(p.ID, err)
 	}
 	if len(log) > 0 { // for the last_known_good step
-		p.rolloutRead = &rolloutRead{history: in.History, reports: in.Reports, types: dirNames(log[0].Dirs)}
+		p.rolloutRead = &rolloutRead{history: in.History, reports: in.Reports, types: dirNames(log[0].Dirs), complete: complete}
 	}
 	return nil
 }

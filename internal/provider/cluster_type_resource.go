@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -56,7 +57,7 @@ func (r *ClusterTypeResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"reconciler": schema.StringAttribute{
 				// No list of accepted names here: any kalypso_template of type reconciler is one, and only the
 				// render sees the templates; it reports a name that is none once, naming this cluster type.
-				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`: a built-in one (" + render.BuiltinReconcilers() + ") or " +
+				MarkdownDescription: "Name of the `reconciler` template that renders `reconciler.yaml`: a built-in one (" + builtinReconcilersMarkdown() + ") or " +
 					"a `kalypso_template` of type `reconciler` rendered with this cluster type. Defaults to `" + model.DefaultReconciler + "`. " +
 					"A name that is neither is an error of the render that uses the cluster type, naming it and the reconciler templates there are.",
 				Optional: true, Computed: true,
@@ -89,3 +90,13 @@ func (m *clusterTypeModel) object() model.Object {
 }
 
 func (m *clusterTypeModel) computed() (id, manifest *types.String) { return &m.ID, &m.Manifest }
+
+// builtinReconcilersMarkdown names the built-in reconciler templates with their projects, in the
+// registry's order: "`arc-flux` for Flux, `argocd` for Argo CD, ...".
+func builtinReconcilersMarkdown() string {
+	var out []string
+	for _, b := range render.BuiltinReconcilers() {
+		out = append(out, "`"+b.Name+"` for "+b.Project)
+	}
+	return strings.Join(out, ", ")
+}

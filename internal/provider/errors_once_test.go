@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/render"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
@@ -215,9 +218,20 @@ func TestAccEnvironmentRenderFunction_ReconcilerTypoNamesTheClusterTypeOnce(t *t
 	text := strings.Join(strings.Fields(out), " ")
 	want := `Missing template: ClusterType "a" (manifests[0], document 0 (line 1)), spec.reconciler (` + "`reconciler`" + ` of kalypso_cluster_type): ` +
 		`3 assignments ("a/app-t1", "b/app-t1", "c/app-t1"): template "arc-flx" is not in the input and is not built in; ` +
-		`the reconciler templates are "arc-flux", "argocd", "flux-v1", "rancher-fleet" (did you mean "arc-flux"?). Add a Template named "arc-flx" of type reconciler, ` +
+		`the reconciler templates are ` + reconcilerTemplateNames("flux-v1") + ` (did you mean "arc-flux"?). Add a Template named "arc-flx" of type reconciler, ` +
 		`or change spec.reconciler to one of them (spec.reconciler of cluster types "a", "b", "c")`
 	if !strings.Contains(text, want) {
 		t.Errorf("the error does not say\n%s\n%s", want, out)
 	}
+}
+
+// reconcilerTemplateNames is how the "Missing template" error lists the reconciler templates: the
+// built-in ones (render's registry) and those of the configuration (inputs), sorted and quoted.
+func reconcilerTemplateNames(inputs ...string) string {
+	names := slices.Clone(inputs)
+	for _, b := range render.BuiltinReconcilers() {
+		names = append(names, b.Name)
+	}
+	sort.Strings(names)
+	return `"` + strings.Join(names, `", "`) + `"`
 }

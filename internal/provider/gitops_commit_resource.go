@@ -642,7 +642,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	s := r.settings(ctx, &m, diags)
 	rolling := !m.Rollout.IsNull()
 	if rolling { // write the wave the plan wrote, and keep the other folders' bytes
-		files, promoted, err := s.HoldBack(ctx, r.client(&m), d.files, plannedWaves(ctx, m.RolloutStatus, diags))
+		files, promoted, err := s.HoldBack(ctx, r.client(&m), d.files, applyWaves(ctx, &m, rolledBack, diags))
 		if err != nil {
 			diags.Append(deliveryDiag(m.ID.ValueString(), err))
 		}

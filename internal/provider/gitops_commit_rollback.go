@@ -28,8 +28,10 @@ const (
 )
 
 var (
-	gitopsRollbackTypes      = map[string]attr.Type{"to": types.StringType}
-	gitopsLastKnownGoodTypes = map[string]attr.Type{"commit": types.StringType, "tree": types.StringType}
+	gitopsRollbackTypes          = map[string]attr.Type{"to": types.StringType}
+	gitopsWaveLastKnownGoodTypes = map[string]attr.Type{"name": types.StringType, "cluster_types": types.ListType{ElemType: types.StringType}, "commit": types.StringType, "tree": types.StringType}
+	gitopsLastKnownGoodTypes     = map[string]attr.Type{"commit": types.StringType, "tree": types.StringType,
+		"waves": types.ListType{ElemType: types.ObjectType{AttrTypes: gitopsWaveLastKnownGoodTypes}}}
 )
 
 func lastKnownGoodSchema() schema.SingleNestedAttribute {
@@ -43,6 +45,20 @@ func lastKnownGoodSchema() schema.SingleNestedAttribute {
 		Attributes: map[string]schema.Attribute{
 			"commit": schema.StringAttribute{Computed: true, MarkdownDescription: "The commit's full id."},
 			"tree":   schema.StringAttribute{Computed: true, MarkdownDescription: "The Git tree id of the managed files under `path` at that commit."},
+			"waves": schema.ListNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "With `rollout.waves`, each wave's own last known good, in the order of the waves: the last commit whose content of the " +
+					"wave's cluster-type folders every expected cluster of the wave reported healthy (on it or on a later commit): a wave " +
+					"whose clusters are healthy keeps a later commit than the wave that failed. `commit` and `tree` are null " +
+					"when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores the environment's commit, never a wave's: " +
+					"the tree it writes is one every expected cluster reported healthy.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":          schema.StringAttribute{Computed: true, MarkdownDescription: "The wave's name."},
+					"cluster_types": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Its cluster types, sorted."},
+					"commit":        schema.StringAttribute{Computed: true, MarkdownDescription: "The commit's full id."},
+					"tree":          schema.StringAttribute{Computed: true, MarkdownDescription: "The Git tree id of the managed files under `path` at that commit; the wave's folders in it are what its clusters reported healthy."},
+				}},
+			},
 		},
 	}
 }
@@ -62,7 +78,36 @@ func lastKnownGoodValue(m *gitopsCommitModel, lkg *delivery.LastKnownGood, state
 	case lkg.Commit == "":
 		return types.ObjectNull(gitopsLastKnownGoodTypes)
 	}
-	return types.ObjectValueMust(gitopsLastKnownGoodTypes, map[string]attr.Value{"commit": types.StringValue(lkg.Commit), "tree": types.StringValue(lkg.Tree)})
+	return types.ObjectValueMust(gitopsLastKnownGoodTypes, map[string]attr.Value{"commit": nullIfEmpty(lkg.Commit), "tree": nullIfEmpty(lkg.Tree),
+		"waves": waveLastKnownGoodValue(lkg.Waves)})
+}
+
+// waveLastKnownGoodValue is last_known_good.waves: null while the waves are not decided.
+func waveLastKnownGoodValue(waves []delivery.WaveLastKnownGood) types.List {
+	elem := types.ObjectType{AttrTypes: gitopsWaveLastKnownGoodTypes}
+	if waves == nil {
+		return types.ListNull(elem)
+	}
+	out := make([]attr.Value, len(waves))
+	for i, w := range waves {
+		cts := make([]attr.Value, len(w.ClusterTypes))
+		for j, ct := range w.ClusterTypes {
+			cts[j] = types.StringValue(ct)
+		}
+		out[i] = types.ObjectValueMust(gitopsWaveLastKnownGoodTypes, map[string]attr.Value{"name": types.StringValue(w.Name),
+			"cluster_types": types.ListValueMust(types.StringType, cts), "commit": nullIfEmpty(w.Commit), "tree": nullIfEmpty(w.Tree)})
+	}
+	return types.ListValueMust(elem, out)
+}
+
+// applyWaves are the waves the apply writes (delivery.Resource.HoldBack): those of the planned
+// rollout_status; none for the rollback a halted rollout proposed, which writes every wave and keeps the
+// promoted commit, and whose rollout_status is the rollout after it.
+func applyWaves(ctx context.Context, m *gitopsCommitModel, rolled *delivery.RolledBack, diags *diag.Diagnostics) []delivery.PlannedWave {
+	if rolled != nil && rolled.Auto {
+		return nil
+	}
+	return plannedWaves(ctx, m.RolloutStatus, diags)
 }
 
 // plannedLastKnownGood is the commit the plan found as last_known_good ("" for none).

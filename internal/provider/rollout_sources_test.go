@@ -6,6 +6,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,8 +82,31 @@ func TestRolloutSources_Registry(t *testing.T) {
 			t.Errorf("isRolloutSource(%q) = false", want.attr)
 		}
 	}
-	if got := rolloutSourceNames(); got != "`github_statuses` and `azure_resource_graph`" {
-		t.Errorf("rolloutSourceNames() = %q", got)
+	names := rolloutSourceNames()
+	for _, s := range rolloutSources {
+		if !strings.Contains(names, "`"+s.attr+"`") {
+			t.Errorf("rolloutSourceNames() = %q lacks %s", names, s.attr)
+		}
+	}
+	if ands := strings.Count(names, " and "); len(rolloutSources) > 1 && ands != 1 {
+		t.Errorf("rolloutSourceNames() = %q", names)
+	}
+}
+
+// The guides that present the rollout sources name every one: kalypso_rollout's (promotion) and
+// kalypso_gitops_commit's rollout's (progressive rollout).
+func TestRolloutSources_Documented(t *testing.T) {
+	t.Parallel()
+	for _, guide := range []string{"promotion", "progressive-rollout"} {
+		b, err := os.ReadFile("../../templates/guides/" + guide + ".md.tmpl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rolloutSources {
+			if !strings.Contains(string(b), "`"+s.attr+"`") {
+				t.Errorf("templates/guides/%s.md.tmpl does not name the rollout source %s", guide, s.attr)
+			}
+		}
 	}
 }
 

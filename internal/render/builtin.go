@@ -6,7 +6,6 @@ package render
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
 )
@@ -121,16 +120,22 @@ func (r *builtinRegistry) is(name string, tmpl *model.Template) bool {
 	return ok && b.template == tmpl
 }
 
-// BuiltinReconcilers describes the built-in templates of type reconciler in Markdown, each with the
-// project it configures ("`arc-flux` for Flux, `argocd` for Argo CD"), for the cluster_type schema.
-func BuiltinReconcilers() string {
-	var out []string
+// BuiltinReconciler is a built-in template of type reconciler and the project it configures.
+type BuiltinReconciler struct {
+	Name    string // the template's name, for example "arc-flux"
+	Project string // the project, for example "Flux"
+}
+
+// BuiltinReconcilers lists the built-in templates of type reconciler in the registry's order, for the
+// cluster_type schema's description and for the tests that name them all.
+func BuiltinReconcilers() []BuiltinReconciler {
+	var out []BuiltinReconciler
 	for _, b := range builtins.ordered {
 		if b.reconciler != nil {
-			out = append(out, fmt.Sprintf("`%s` for %s", b.template.Metadata.Name, b.reconciler.name))
+			out = append(out, BuiltinReconciler{Name: b.template.Metadata.Name, Project: b.reconciler.name})
 		}
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // scheduledLabels are the labels every built-in reconciler template writes on its objects, so that a

@@ -143,3 +143,27 @@ func TestTemplatesGuideNamesEverything(t *testing.T) {
 		}
 	}
 }
+
+// SECURITY.md's row of the namespace check names every built-in template the check holds to a
+// namespace name, so a reconciler added to the registry is not missing there.
+func TestSecurityNamespaceCheckNamesEveryBuiltinThatWritesIt(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if strings.HasPrefix(line, "| Namespace `<env>-<clusterType>-<target>`") {
+			row = line
+		}
+	}
+	if row == "" {
+		t.Fatal("SECURITY.md has no row for the namespace check")
+	}
+	for _, bt := range builtins.ordered {
+		if name := bt.template.Metadata.Name; bt.writesNamespace != "" && !strings.Contains(row, "`"+name+"`") {
+			t.Errorf("SECURITY.md's namespace row does not name %s, which writes the namespace %s:\n%s", name, bt.writesNamespace, row)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -186,6 +187,17 @@ func BuiltinTemplateNames() []string {
 		names[i] = b.template.Metadata.Name
 	}
 	return names
+}
+
+// reconcilerTemplateNames is how the "Missing template" error lists the reconciler templates: the
+// built-in ones and those of the input (inputs), sorted and quoted.
+func reconcilerTemplateNames(inputs ...string) string {
+	names := slices.Clone(inputs)
+	for _, b := range BuiltinReconcilers() {
+		names = append(names, b.Name)
+	}
+	sort.Strings(names)
+	return `"` + strings.Join(names, `", "`) + `"`
 }
 
 // invalid returns the first YAML syntax error of text, or nil; names are the assignment's names.

@@ -126,7 +126,7 @@ func TestRenderMissingTemplate_OnceForEveryClusterTypeThatNamesIt(t *testing.T) 
 		Severity: model.SeverityError, Summary: "Missing template", Source: model.Source{Input: 0, Document: 0, Line: 1},
 		Kind: model.KindClusterType, Name: "a", Field: "spec.reconciler",
 		Detail: `3 assignments ("a/app-t", "b/app-t", "c/app-t"): template "arc-flx" is not in the input and is not built in; ` +
-			`the reconciler templates are "arc-flux", "argocd", "rancher-fleet", "rec" (did you mean "arc-flux"?). Add a Template named "arc-flx" of type reconciler, ` +
+			`the reconciler templates are ` + reconcilerTemplateNames("rec") + ` (did you mean "arc-flux"?). Add a Template named "arc-flx" of type reconciler, ` +
 			`or change spec.reconciler to one of them (spec.reconciler of cluster types "a", "b", "c")`,
 	}}
 	if !reflect.DeepEqual(diags, want) {
