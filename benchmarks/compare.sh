@@ -63,7 +63,10 @@ rm -rf "$WORK_DIR"
 mkdir -p "$WORK_DIR"/{bin,wrap,provtime,logs} "$OUT_DIR"
 
 echo "==> building the provider and tools"
-go build -o "$WORK_DIR/bin/terraform-provider-kalypso" .
+# PROVIDER_BUILD_FLAGS="-tags benchprofile" builds the provider that writes CPU profiles of itself to
+# $KALYPSO_BENCH_CPUPROFILE (main_benchprofile.go).
+# shellcheck disable=SC2086 # flags, split on purpose
+go build ${PROVIDER_BUILD_FLAGS:-} -o "$WORK_DIR/bin/terraform-provider-kalypso" .
 go build -o "$WORK_DIR/benchpush" ./tools/benchpush
 go build -o "$WORK_DIR/fleetgen" ./tools/fleetgen
 

@@ -97,10 +97,23 @@ func (s *stagingStorer) flush() (*writtenPack, error) {
 		ps.Reindex()
 		return p, nil
 	}
+	// A few objects. Stored blobs (storedobject.go) are read first: one that cannot be read fails the
+	// apply before anything is written.
+	objs := make([]plumbing.EncodedObject, len(s.order))
+	for i, o := range s.order {
+		objs[i] = o
+		if sb, ok := o.(*storedBlob); ok {
+			content, err := sb.contents()
+			if err != nil {
+				return nil, err
+			}
+			objs[i] = &knownObject{hash: sb.hash, typ: plumbing.BlobObject, content: content}
+		}
+	}
 	var errs []error
-	for _, o := range s.order {
-		// A few objects: asking the repository is cheap, and go-git would write a loose copy of an object
-		// it holds in a pack (the ownership record, a tree the change left as it was).
+	for _, o := range objs {
+		// Asking the repository is cheap for a few objects, and go-git would write a loose copy of an
+		// object it holds in a pack (the ownership record, a tree the change left as it was).
 		if s.EncodedObjectStorer.HasEncodedObject(o.Hash()) == nil {
 			continue
 		}

@@ -280,8 +280,8 @@ type dirNode struct {
 type leaf struct {
 	entryInfo
 	content []byte
-	// stored is the TreeStore that holds the blob of a tree loaded from it (content is nil).
-	stored *TreeStore
+	// stored is where the TreeStore that a tree was loaded from holds the blob (content is nil).
+	stored *storedEntry
 }
 
 func newDirNode() *dirNode {

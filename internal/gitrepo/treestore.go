@@ -179,18 +179,19 @@ type inflater struct {
 	last  *storePack // the pack of the last object found (locateFrom)
 }
 
-// read returns the type and content of object h (undeltified, as writePack writes them), checking its
-// id. ts.mu must be held, the packs listed.
-func (ts *TreeStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	return ts.readWith(&ts.inf, h)
-}
-
-// readWith is read with the reader state of the calling goroutine; the packs must not change meanwhile.
+// readWith returns the type and content of object h (undeltified, as writePack writes them), checking its
+// id, with the reader state of the calling goroutine. ts.mu must be held, the packs listed.
 func (ts *TreeStore) readWith(inf *inflater, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	p, off := ts.locateFrom(inf, h)
 	if p == nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, ErrTreeNotStored)
 	}
+	return readEntry(inf, p, off, h)
+}
+
+// readEntry reads object h from its entry at off in pack p with inf's buffers, checking its id. It only
+// reads p's file (ReadAt), so goroutines with inflaters of their own may call it at the same time.
+func readEntry(inf *inflater, p *storePack, off int64, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	// One read takes the entry header and, for a small object (every tree), all of its stored data.
 	if cap(inf.buf) < 1024 {
 		inf.buf = make([]byte, 1024)
@@ -387,6 +388,9 @@ func (ts *TreeStore) Tree(id string) (*Tree, error) {
 type dirRef struct {
 	name, path string // the entry's name, and its path below the tree's path
 	hash       plumbing.Hash
+	// pack and off locate a file's blob (loadTree found it there).
+	pack *storePack
+	off  int64
 }
 
 // loadDir loads the directory h at prefix and everything below it.
@@ -442,10 +446,11 @@ func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, fil
 		case bytes.Equal(mode, treeModeDir):
 			subs = append(subs, dirRef{name: name, path: joinRel(prefix, name), hash: eh})
 		case bytes.Equal(mode, treeModeRegular):
-			if pack, _ := ts.locateFrom(inf, eh); pack == nil {
+			pack, off := ts.locateFrom(inf, eh)
+			if pack == nil {
 				return nil, nil, fmt.Errorf("blob %s of %s: %w", eh, joinRel(prefix, name), ErrTreeNotStored)
 			}
-			leaves = append(leaves, dirRef{name: name, hash: eh})
+			leaves = append(leaves, dirRef{name: name, hash: eh, pack: pack, off: off})
 		default:
 			return nil, nil, fmt.Errorf("tree %s holds %q of mode %s, which no render writes: %w", h, joinRel(prefix, name), mode, ErrTreeNotStored)
 		}
@@ -454,65 +459,11 @@ func (ts *TreeStore) loadTree(inf *inflater, h plumbing.Hash, prefix string, fil
 	*files += len(leaves)
 	n := &dirNode{leaves: make(map[string]leaf, len(leaves)), dirs: make(map[string]*dirNode, len(subs)), hash: h}
 	for _, f := range leaves {
-		n.leaves[f.name] = leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: f.hash}, stored: ts}
+		n.leaves[f.name] = leaf{entryInfo: entryInfo{Mode: filemode.Regular, Hash: f.hash}, stored: &storedEntry{pack: f.pack, off: f.off}}
 	}
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(plumbing.TreeObject)
-	if _, err := mo.Write(raw); err != nil {
-		return nil, nil, err
-	}
-	n.obj = mo
+	// readEntry checked the id: a MemoryObject would hash the tree again when the apply asks for it.
+	n.obj = &knownObject{hash: h, typ: plumbing.TreeObject, content: raw}
 	return n, subs, nil
-}
-
-// blob reads blob h, checking its id.
-func (ts *TreeStore) blob(h plumbing.Hash) ([]byte, error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if ts.packs == nil {
-		if err := ts.listPacks(); err != nil {
-			return nil, err
-		}
-	}
-	typ, b, err := ts.read(h)
-	if err == nil && typ != plumbing.BlobObject {
-		err = fmt.Errorf("object %s is a %s, not a blob: %w", h, typ, ErrTreeNotStored)
-	}
-	return b, err
-}
-
-// object is the blob of a leaf that holds its content or is stored.
-func (l leaf) object() (plumbing.EncodedObject, error) {
-	content := l.content
-	if l.stored != nil {
-		var err error
-		if content, err = l.stored.blob(l.Hash); err != nil {
-			return nil, err
-		}
-	}
-	return &knownBlob{hash: l.Hash, content: content}, nil
-}
-
-// knownBlob is a blob whose id is known: the tree's build hashed its content, or the store's read checked
-// it. A MemoryObject would copy the content and hash it a second time when the pack is written (both for
-// every file of a first delivery).
-type knownBlob struct {
-	hash    plumbing.Hash
-	content []byte
-}
-
-func (o *knownBlob) Hash() plumbing.Hash       { return o.hash }
-func (o *knownBlob) Type() plumbing.ObjectType { return plumbing.BlobObject }
-func (o *knownBlob) Size() int64               { return int64(len(o.content)) }
-func (o *knownBlob) Reader() (io.ReadCloser, error) {
-	return io.NopCloser(bytes.NewReader(o.content)), nil
-}
-
-// SetType, SetSize and Writer complete plumbing.EncodedObject; a knownBlob is never written to.
-func (o *knownBlob) SetType(plumbing.ObjectType) {}
-func (o *knownBlob) SetSize(int64)               {}
-func (o *knownBlob) Writer() (io.WriteCloser, error) {
-	return nil, errors.New("a known blob is read-only")
 }
 
 // File is the content of the desired file name (relative to the tree's path), read from the store for
@@ -530,7 +481,7 @@ func (t *Tree) File(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%q is not in the desired tree", name)
 	}
 	if l.stored != nil {
-		return l.stored.blob(l.Hash)
+		return l.stored.content(l.Hash)
 	}
 	return l.content, nil
 }

@@ -189,6 +189,63 @@ func TestTreeStoreRefusesADamagedEntry(t *testing.T) {
 	}
 }
 
+// TestApplyOfAStoredTreeWithADamagedBlob: an apply of a tree loaded from the store reads its blobs when it
+// writes them (as loose objects for a small change, in the pack writer's goroutines for a large one): a
+// damaged blob fails the apply with ErrTreeNotStored, and the branch keeps its commit.
+func TestApplyOfAStoredTreeWithADamagedBlob(t *testing.T) {
+	t.Parallel()
+	for _, extra := range []int{0, 150} {
+		t.Run(fmt.Sprintf("%d more files", extra), func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{"ct/app/namespace.yaml": "kind: Namespace\n"}
+			for i := range extra {
+				files[fmt.Sprintf("ct/app-%03d/reconciler.yaml", i)] = fmt.Sprintf("kind: GitRepository # %d\n", i)
+			}
+			want, err := gitrepo.NewTreeFromFiles(fixtures.Bytes(files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), "trees")
+			if err := gitrepo.NewTreeStore(dir).Put(want); err != nil {
+				t.Fatal(err)
+			}
+			packs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
+			if len(packs) != 1 {
+				t.Fatalf("%d packs, want 1", len(packs))
+			}
+			b, err := os.ReadFile(packs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := bytes.Replace(b, []byte("kind: Namespace"), []byte("kind: Namespacf"), 1)
+			if bytes.Equal(damaged, b) {
+				t.Fatal("the pack does not hold the blob's text")
+			}
+			if err := os.Chmod(packs[0], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(packs[0], damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := gitrepo.NewTreeStore(dir).Tree(want.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			repo := gitserver.NewSeededRepo(t, t.TempDir(), "fleet.git", "main", map[string]string{"README.md": "# fleet\n"})
+			before := gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "main")
+			c := &gitrepo.Client{CacheDir: t.TempDir()}
+			_, err = c.Apply(context.Background(), gitrepo.ApplyRequest{RepoURL: "file://" + repo, Branch: "main", Path: "clusters", Tree: got, Message: "m",
+				Author: gitrepo.Signature{Name: "Bot", Email: "bot@example.com"}})
+			if !errors.Is(err, gitrepo.ErrTreeNotStored) {
+				t.Errorf("Apply: %v, want ErrTreeNotStored", err)
+			}
+			if after := gitserver.Git(t, "", nil, "--git-dir", repo, "rev-parse", "main"); after != before {
+				t.Errorf("the failed apply moved main from %s to %s", before, after)
+			}
+		})
+	}
+}
+
 // TestInflateStored: the store's own decoder reads the uncompressed zlib streams Put writes (one block and
 // several), and declines, for zlib to read or refuse, a compressed stream, a damaged checksum, a stream
 // cut short and one of another length than the object's.

@@ -224,11 +224,30 @@ type Violation struct {
 // Validate checks config data against a compiled schema. Top-level strings that parse as numbers are
 // validated as numbers, as upstream does, because ConfigMap values are always strings.
 func Validate(s *jsonschema.Schema, data map[string]interface{}) *Violation {
+	return NewInstance(data).Validate(s)
+}
+
+// Instance is config data in the form a schema validates: numberized, then converted to JSON values.
+// The conversion (a JSON round trip) costs more than most validations and depends only on the data, so a
+// render that validates one composed config against several schemas (a ConfigSchema and each Workload's
+// own) converts it once.
+type Instance struct {
+	value interface{}
+	err   error
+}
+
+// NewInstance converts data for validation; a failure is reported by each Validate.
+func NewInstance(data map[string]interface{}) *Instance {
 	inst, err := toJSONValue(numberize(data))
-	if err != nil {
-		return &Violation{Field: "/", Message: "config data cannot be represented as JSON: " + err.Error()}
+	return &Instance{value: inst, err: err}
+}
+
+// Validate checks the instance against a compiled schema, as the package's Validate does its data.
+func (in *Instance) Validate(s *jsonschema.Schema) *Violation {
+	if in.err != nil {
+		return &Violation{Field: "/", Message: "config data cannot be represented as JSON: " + in.err.Error()}
 	}
-	err = s.Validate(inst)
+	err := s.Validate(in.value)
 	if err == nil {
 		return nil
 	}

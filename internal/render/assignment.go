@@ -172,13 +172,19 @@ type validationKey struct {
 
 // validation is platformconfig.Validate(schema, config), computed once per render for each composed
 // config (key) and schema: validation is a pure function of the two, and most assignments share their
-// config with many others.
+// config with many others. The config's JSON form is computed once per config, for all its schemas: with
+// a schema per Workload (spec.configSchemas) most pairs are validated once, and converting the config
+// for each was most of the cost.
 func (j *assignmentJob) validation(key string, schema *jsonschema.Schema, config map[string]interface{}) *platformconfig.Violation {
 	k := validationKey{key, schema}
 	if v, ok := j.validated.Load(k); ok {
 		return v.(*platformconfig.Violation) //nolint:forcetypeassert // validated only ever holds *Violation
 	}
-	v := platformconfig.Validate(schema, config)
+	inst, ok := j.instances.Load(key)
+	if !ok {
+		inst, _ = j.instances.LoadOrStore(key, platformconfig.NewInstance(config))
+	}
+	v := inst.(*platformconfig.Instance).Validate(schema) //nolint:forcetypeassert // instances only ever holds *Instance
 	j.validated.Store(k, v)
 	return v
 }
@@ -208,6 +214,7 @@ type assignmentJob struct {
 	stopMu      sync.Mutex
 	stop        *model.Diagnostic
 	validated   sync.Map // validationKey -> *platformconfig.Violation
+	instances   sync.Map // composed config key -> *platformconfig.Instance, converted once for all its schemas
 	holderCache sync.Map // holdersKey -> []platformconfig.Holder
 	docIssues   sync.Map // docIssueKey -> *docIssueTally
 	// nonStrings holds the reports of each ConfigMap data section (nonStringReports), at most

@@ -5,6 +5,7 @@ package render
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sort"
@@ -253,13 +254,13 @@ type nonStringData struct{ key, what string }
 // section of a fleet's ConfigMaps repeats across assignments that share their platform config, so the
 // verdict is memoized on that section's exact text (the names that differ live in `metadata`).
 type configMapDataChecker struct {
-	memo   sync.Map // maskedKey of the data section → []nonStringData
+	memo   sync.Map // maskedKey of the data section → checkedSection
 	size   atomic.Int64
 	noMemo bool // every section is read again (a test compares the verdicts)
 }
 
 // check returns the keys of doc's `data` whose values are not strings, in document order, and the hash
-// of the `data` section that they depend on.
+// of that list (badKey), which is all their reports depend on.
 func (c *configMapDataChecker) check(doc string) ([]nonStringData, maskedKey) {
 	section := dataSection(doc)
 	if section == "" {
@@ -267,16 +268,47 @@ func (c *configMapDataChecker) check(doc string) ([]nonStringData, maskedKey) {
 	}
 	key := hashMasked(section, nil)
 	if v, ok := c.memo.Load(key); ok {
-		return v.([]nonStringData), key //nolint:forcetypeassert // only this function stores into memo
+		v := v.(checkedSection) //nolint:forcetypeassert // only this function stores into memo
+		return v.bad, v.key
 	}
 	bad, ok := scanDataSection(section)
 	if !ok {
 		bad = parseDataSection(section)
 	}
+	checked := checkedSection{bad, badKey(bad)}
 	if !c.noMemo && c.size.Add(1) <= yamlMemoLimit {
-		c.memo.Store(key, bad)
+		c.memo.Store(key, checked)
 	}
-	return bad, key
+	return checked.bad, checked.key
+}
+
+// checkedSection is the verdict on one data section.
+type checkedSection struct {
+	bad []nonStringData
+	key maskedKey
+}
+
+// badKey hashes a list of non-string values. The reports of a ConfigMap document depend on the list, not
+// on the data section's text: when a platform config value holds template actions that print the
+// assignment's names, every assignment has its own data section, and keying the reports by the section
+// looked them up and stored them anew for each (issue 34: a third of the cost of nested values on 10k).
+func badKey(bad []nonStringData) maskedKey {
+	var key maskedKey
+	if len(bad) == 0 {
+		return key
+	}
+	for k, seed := range maskSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, b := range bad {
+			_, _ = h.WriteString(b.key)
+			_ = h.WriteByte(0)
+			_, _ = h.WriteString(b.what)
+			_ = h.WriteByte(0)
+		}
+		key[k] = h.Sum64()
+	}
+	return key
 }
 
 // parseDataSection finds the non-string values of a `data:` section with a YAML parser.
@@ -460,7 +492,7 @@ func (s *assignmentRender) checkDocuments(use templateUse, tmpl *model.Template,
 					s.addUnservedAPIVersion(use, i, file, h.header)
 				}
 				if h.configMap {
-					s.reportNonStrings(use, i, file, s.job.nonStringReportsOf(s, use, i, h.bad, h.section))
+					s.reportNonStrings(use, i, file, s.job.nonStringReportsOf(s, use, i, h.bad, h.reports))
 				}
 			}
 			continue
@@ -515,7 +547,7 @@ type plannedHeader struct {
 	unserved  bool
 	configMap bool
 	bad       []nonStringData
-	section   maskedKey
+	reports   maskedKey // badKey(bad)
 }
 
 // linePrefixes are what the checks look for at the start of a line: a separator, a header, a ConfigMap's
@@ -607,7 +639,7 @@ func (j *assignmentJob) makeDocPlan(m string, holes [][2]int) *docPlan {
 				return nil
 			}
 			ph.configMap = true
-			ph.bad, ph.section = j.dataChecks.check(h.text)
+			ph.bad, ph.reports = j.dataChecks.check(h.text)
 		}
 		p.headers = append(p.headers, ph)
 	}
@@ -658,28 +690,28 @@ type nonStringReport struct {
 }
 
 // nonStringReportsKey names the reports of one ConfigMap document: the composed config (which ConfigMaps
-// hold a key), the template manifest, and the hash of the document's data section (what is not a string).
+// hold a key), the template manifest, and the hash of its non-string values (badKey).
 type nonStringReportsKey struct {
 	config, template string
 	index            int
-	section          maskedKey
+	bad              maskedKey
 }
 
 // nonStringReports returns the reports of the non-string values of one ConfigMap document that manifest
 // index of use rendered. The assignments of a fleet that share their composed config render the same data
 // section, so the holders and tallies are looked up once for each such section, not per value and file.
 func (j *assignmentJob) nonStringReports(s *assignmentRender, use templateUse, index int, doc string) []nonStringReport {
-	bad, section := j.dataChecks.check(doc)
-	return j.nonStringReportsOf(s, use, index, bad, section)
+	bad, key := j.dataChecks.check(doc)
+	return j.nonStringReportsOf(s, use, index, bad, key)
 }
 
-// nonStringReportsOf is nonStringReports of a document whose data section (of hash section) holds the
-// non-string values bad.
-func (j *assignmentJob) nonStringReportsOf(s *assignmentRender, use templateUse, index int, bad []nonStringData, section maskedKey) []nonStringReport {
+// nonStringReportsOf is nonStringReports of a document whose data section holds the non-string values
+// bad, of badKey key.
+func (j *assignmentJob) nonStringReportsOf(s *assignmentRender, use templateUse, index int, bad []nonStringData, key maskedKey) []nonStringReport {
 	if len(bad) == 0 {
 		return nil
 	}
-	k := nonStringReportsKey{s.configKey, use.name, index, section}
+	k := nonStringReportsKey{s.configKey, use.name, index, key}
 	if v, ok := j.nonStrings.Load(k); ok {
 		return v.([]nonStringReport) //nolint:forcetypeassert // nonStrings only ever holds []nonStringReport
 	}

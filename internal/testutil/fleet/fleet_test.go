@@ -434,10 +434,12 @@ func TestPresetAssignmentCounts(t *testing.T) {
 		"upstream-5.8k":        {DeploymentTargets: 450, Assignments: 5639, UnscheduledDeploymentTargets: 111},
 		"upstream-nested-5.8k": {DeploymentTargets: 450, Assignments: 5639, UnscheduledDeploymentTargets: 111},
 		"costlier-86k":         {DeploymentTargets: 450, Assignments: 90332},
+		"scale-300k":           {DeploymentTargets: 550, Assignments: 300539},
+		"scale-1m":             {DeploymentTargets: 1000, Assignments: 1000000},
 	}
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && (name == "100k" || name == "86k" || name == "quarter-86k" || name == "costlier-86k") {
+			if testing.Short() && (name == "100k" || name == "86k" || name == "quarter-86k" || name == "costlier-86k" || strings.HasPrefix(name, "scale-")) {
 				t.Skip("large preset")
 			}
 			f := mustPreset(t, name)

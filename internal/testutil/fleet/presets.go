@@ -45,6 +45,14 @@ var Presets = map[string]Spec{
 	// The fleet issue 22 measured delivery on: 300 cluster types, 150 workloads x 3 targets in 15
 	// workspaces, 60 policies, 80 single-label config maps plus one environment-wide: 90,332 assignments.
 	"costlier-86k": {Shape: ShapeCostlier, ClusterTypes: 300, Workloads: 150, TargetsPerWorkload: 3, Policies: 60, ConfigMaps: 80},
+
+	// Issue 34, ten times larger: the presets' shape at the sizes of its targets. 550 deployment targets x
+	// 550 cluster types at breadth 0.5: 300,539 assignments, with pairs left unscheduled for the delivery
+	// benchmark's change (one more cluster type, one more policy).
+	"scale-300k": {ClusterTypes: 550, Workloads: 110, TargetsPerWorkload: 5, Policies: 60, ConfigMaps: 48, Breadth: 0.5},
+	// 1,000 deployment targets x 1,000 cluster types, every pair scheduled: 1,000,000 assignments, about
+	// 3 million files. Generating it takes about a second; rendering it takes the whole machine.
+	"scale-1m": {ClusterTypes: 1000, Workloads: 200, TargetsPerWorkload: 5, Policies: 60, ConfigMaps: 48, Breadth: 1},
 }
 
 // PresetNames lists the presets in a stable order.
