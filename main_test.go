@@ -4,12 +4,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,9 +20,9 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
 
-// providerUnderTerraform builds this provider and returns the terraform binary and the environment to run
-// it in: a CLI configuration that makes Terraform use the build, and a short directory for the plugin's
-// Unix socket (pluginSocketDir). It skips the test without TF_ACC or terraform.
+// providerUnderTerraform returns the terraform binary and the environment to run this package's provider
+// build (builtProvider) in: a CLI configuration that makes Terraform use the build, and a short directory
+// for the plugin's Unix socket (pluginSocketDir). It skips the test without TF_ACC or terraform.
 func providerUnderTerraform(t *testing.T) (tfBin string, env []string) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
@@ -30,17 +32,51 @@ func providerUnderTerraform(t *testing.T) (tfBin string, env []string) {
 	if err != nil {
 		t.Skip("terraform not on PATH")
 	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	rc := filepath.Join(work, "terraformrc")
+	bin := builtProvider(t)
+	rc := filepath.Join(t.TempDir(), "terraformrc")
 	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"kalypso/kalypso\" = \""+bin+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// Clipped: each caller's append copies it instead of sharing one backing array.
 	return tfBin, slices.Clip(append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, goplugin.EnvUnixSocketDir+"="+pluginSocketDir(t)))
+}
+
+// providerBuild is the provider binary that this package's tests share: built once, by the first test
+// that needs it, into a directory that TestMain removes. Each test used to link its own copy (five links
+// of the whole provider, 4-5 CPU s each, at the start of README's test command).
+var providerBuild struct {
+	once sync.Once
+	dir  string // holds terraform-provider-kalypso; "" until built
+	err  error
+}
+
+// builtProvider builds the provider once and returns the directory holding it, for dev_overrides.
+func builtProvider(t *testing.T) string {
+	t.Helper()
+	providerBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "kalypso-provider-build-") //nolint:usetesting // shared by every test of the package, so it outlives the one that builds it; TestMain removes it
+		if err != nil {
+			providerBuild.err = err
+			return
+		}
+		providerBuild.dir = dir
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-kalypso"), ".").CombinedOutput(); err != nil {
+			providerBuild.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if providerBuild.err != nil {
+		t.Fatal(providerBuild.err)
+	}
+	return providerBuild.dir
+}
+
+// TestMain removes the shared provider build (builtProvider) after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if providerBuild.dir != "" {
+		_ = os.RemoveAll(providerBuild.dir)
+	}
+	os.Exit(code)
 }
 
 // pluginSocketDir is a directory for the provider's Unix socket with a short path. go-plugin creates the
@@ -132,9 +168,10 @@ func TestCtrlCStopsARunawayTemplate(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	logPath := filepath.Join(dir, "trace.log")
 	cmd := exec.Command(tfBin, "plan", "-input=false", "-no-color")
 	cmd.Dir = dir
-	cmd.Env = append(env, "TF_IN_AUTOMATION=1")
+	cmd.Env = append(env, "TF_IN_AUTOMATION=1", "TF_LOG=trace", "TF_LOG_PATH="+logPath)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -142,12 +179,18 @@ func TestCtrlCStopsARunawayTemplate(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	// Give terraform time to start the provider and enter the render.
-	select {
-	case err := <-done:
-		t.Fatalf("terraform ended before Ctrl-C: %v\n%s", err, out.String())
-	case <-time.After(8 * time.Second):
+	// Wait until terraform asks the provider to read the data source (its trace line; a fixed 8 s wait
+	// before), then give the render a second to be inside the template loop.
+	for started := false; !started; {
+		select {
+		case err := <-done:
+			t.Fatalf("terraform ended before Ctrl-C: %v\n%s", err, out.String())
+		case <-time.After(100 * time.Millisecond):
+			b, _ := os.ReadFile(logPath)
+			started = strings.Contains(string(b), "ReadDataSource")
+		}
 	}
+	time.Sleep(time.Second)
 	sent := time.Now()
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

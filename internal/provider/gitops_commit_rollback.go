@@ -40,7 +40,8 @@ func lastKnownGoodSchema() schema.SingleNestedAttribute {
 		MarkdownDescription: "With `rollout`: the last commit of `branch` whose tree under `path` every expected cluster reported healthy (on it or on a " +
 			"later commit), read from the rollout's sources among the `rollout.history` newest commits, and that tree's Git id " +
 			"(`content_hash`'s kind). A plan that writes something updates it; a plan that writes nothing keeps it, so that it stays empty. " +
-			"Null without `rollout`, or when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores the commit the plan " +
+			"Null without `rollout`, or when no commit read qualifies, for the environment or for any wave (`commit` and `tree` are null " +
+			"while only a wave has one). `rollback = { to = \"last_known_good\" }` restores the commit the plan " +
 			"finds then, which it shows in the plan.",
 		Attributes: map[string]schema.Attribute{
 			"commit": schema.StringAttribute{Computed: true, MarkdownDescription: "The commit's full id."},
@@ -75,11 +76,21 @@ func lastKnownGoodValue(m *gitopsCommitModel, lkg *delivery.LastKnownGood, state
 		return state.LastKnownGood
 	case lkg == nil:
 		return types.ObjectUnknown(gitopsLastKnownGoodTypes)
-	case lkg.Commit == "":
+	case lkg.Commit == "" && !anyWaveGood(lkg.Waves):
 		return types.ObjectNull(gitopsLastKnownGoodTypes)
 	}
 	return types.ObjectValueMust(gitopsLastKnownGoodTypes, map[string]attr.Value{"commit": nullIfEmpty(lkg.Commit), "tree": nullIfEmpty(lkg.Tree),
 		"waves": waveLastKnownGoodValue(lkg.Waves)})
+}
+
+// anyWaveGood reports whether a wave has a last known good commit.
+func anyWaveGood(waves []delivery.WaveLastKnownGood) bool {
+	for _, w := range waves {
+		if w.Commit != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // waveLastKnownGoodValue is last_known_good.waves: null while the waves are not decided.

@@ -4,18 +4,35 @@
 package provider
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
 // userCacheDirBeforeTests is the user's cache directory as the environment gave it.
 var userCacheDirBeforeTests string
 
+// parallelPerCPU is how many parallel tests run at once per CPU when go test is given no -parallel. go
+// test's default is one per CPU (GOMAXPROCS), which suits tests that compute; this package's acceptance
+// tests mostly wait: for terraform processes to start, for Git servers and for the provider's gRPC round
+// trips. At one per CPU README's test command kept a 2-core machine 124 % busy (of 200 %).
+const parallelPerCPU = 4
+
 // TestMain points the user's cache directory (os.UserCacheDir: XDG_CACHE_HOME on Linux) at a directory of
 // this run's own, so the render store of configurations without cache_dir (RenderStoreDir) never fills
-// the developer's or CI's real cache, and no run reuses another run's renders.
+// the developer's or CI's real cache, and no run reuses another run's renders. Without an explicit
+// -parallel it runs parallelPerCPU parallel tests per CPU.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		if err := flag.Set("test.parallel", strconv.Itoa(parallelPerCPU*runtime.GOMAXPROCS(0))); err != nil {
+			fmt.Fprintln(os.Stderr, "setting -test.parallel:", err)
+			os.Exit(1)
+		}
+	}
 	// Where scripts/tofu.sh caches OpenTofu (tofuBinary), read before the override.
 	userCacheDirBeforeTests, _ = os.UserCacheDir()
 	dir, err := os.MkdirTemp("", "kalypso-provider-test-cache-")
@@ -31,4 +48,11 @@ func TestMain(m *testing.M) {
 	_ = testCaches.Close()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// flagGiven reports whether the command line set the flag.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
