@@ -107,7 +107,9 @@ func TestPlanLastKnownGood_WavesAndTheRolloutAfterTheRollback(t *testing.T) {
 // changed before it (absent), unless the history reaches the first commit.
 func TestHistoryAfterRollback(t *testing.T) {
 	t.Parallel()
-	entry := func(content string) gitrepo.Entry { return gitrepo.Entry{Hash: gitrepo.BlobID([]byte(content)), Mode: 0o100644} }
+	entry := func(content string) gitrepo.Entry {
+		return gitrepo.Entry{Hash: gitrepo.BlobID([]byte(content)), Mode: 0o100644}
+	}
 	before := &gitrepo.Inspection{Managed: map[string]gitrepo.Entry{"drone/a": entry("2"), "large/a": entry("2"), "east/a": entry("1")}}
 	after := branchAfterRollback(before, map[string][]byte{"drone/a": []byte("2"), "large/a": []byte("1"), "east/a": []byte("1"), "new/a": []byte("1")})
 	history := []rollout.Commit{{SHA: "c3"}, {SHA: "c2"}, {SHA: "c1"}}
