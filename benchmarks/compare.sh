@@ -29,6 +29,7 @@
 # Environment: STEPS (default "plan push delivery"), DELIVERY_SIZES (render mode, default "86k costlier-86k"),
 # DELIVERY_CHANGE (the model change of DELIVERY_SIZES: "cluster-type-and-policy", issue 22's, the default,
 # or "policy", issue 13's one policy; the small change against plain HCL is always "policy"),
+# PROVIDER_REF (build the provider of that git ref), PROVIDER_BUILD_FLAGS (go build flags of the provider),
 # DELIVERY_PER_CT_SIZES (per-cluster-type files, default "1k": at 86k its 300 instances take hours), SMALL_CHANGE_SIZES (default
 # "quarter-5.7k"), DELIVERY_TIMEOUT seconds per terraform command (default 1800), REPLANS (empty re-plans in
 # a row after the first apply, default 5: all listed, and their median),
@@ -64,9 +65,19 @@ mkdir -p "$WORK_DIR"/{bin,wrap,provtime,logs} "$OUT_DIR"
 
 echo "==> building the provider and tools"
 # PROVIDER_BUILD_FLAGS="-tags benchprofile" builds the provider that writes CPU profiles of itself to
-# $KALYPSO_BENCH_CPUPROFILE (main_benchprofile.go).
-# shellcheck disable=SC2086 # flags, split on purpose
-go build ${PROVIDER_BUILD_FLAGS:-} -o "$WORK_DIR/bin/terraform-provider-kalypso" .
+# $KALYPSO_BENCH_CPUPROFILE (main_benchprofile.go). PROVIDER_REF (a git ref) builds the provider of that
+# commit instead of this checkout's, to measure an older build on the same fleets in the same run; the
+# fleets and tools are always this checkout's.
+if [ -n "${PROVIDER_REF:-}" ]; then
+  provider_src=$(mktemp -d "$WORK_DIR/provider-src-XXXXXX")
+  git worktree add --quiet --detach "$provider_src" "$PROVIDER_REF"
+  # shellcheck disable=SC2086 # flags, split on purpose
+  (cd "$provider_src" && go build ${PROVIDER_BUILD_FLAGS:-} -o "$WORK_DIR/bin/terraform-provider-kalypso" .)
+  git worktree remove --force "$provider_src"
+else
+  # shellcheck disable=SC2086 # flags, split on purpose
+  go build ${PROVIDER_BUILD_FLAGS:-} -o "$WORK_DIR/bin/terraform-provider-kalypso" .
+fi
 go build -o "$WORK_DIR/benchpush" ./tools/benchpush
 go build -o "$WORK_DIR/fleetgen" ./tools/fleetgen
 
@@ -421,7 +432,7 @@ phases="$OUT_DIR/phases.csv"
 step delivery || { delivery="$WORK_DIR/delivery.csv"; small="$WORK_DIR/small-change.csv"; phases="$WORK_DIR/phases.csv"; }
 if step delivery; then
   echo "size,pattern,change,change_plan_apply_s,refresh_s,render_s,store_keep_s,store_load_s,diff_s,write_s,push_s,provider_other_s,outside_provider_s,load_at_start" >"$phases"
-  echo "size,pattern,change,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start,empty_replans_s,empty_replan_median_s" >"$delivery"
+  echo "size,pattern,change,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start,empty_replans_s,empty_replan_median_s,provider_cpu_s_first_apply,terraform_cpu_s_first_apply" >"$delivery"
   echo "size,assignments,render_change_plan_s,hcl_plan_s,hcl_over_render,load_at_start" >"$small"
 fi
 
@@ -488,7 +499,7 @@ deliver() {
       outside = (t == "-") ? "-" : sprintf("%.2f", t - r - pm - ap)
       printf "%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s", r, rn, k, l, d, dl - p, p, inside, outside}')
   echo "$size,$pattern,$change,$total,$split,$load" | tee -a "$phases"
-  echo "$size,$pattern,$change,$(($(expected "$size") + added)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load,$replans,$(echo "$replans" | tr ' ' '\n' | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')" | tee -a "$delivery"
+  echo "$size,$pattern,$change,$(($(expected "$size") + added)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load,$replans,$(echo "$replans" | tr ' ' '\n' | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'),$(cpu_sum "$WORK_DIR/provtime/$id"-first/*),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-first.time) $(cpu_sum "$WORK_DIR/provtime/$id"-first/*)" | awk '{printf "%.2f", $1 - $2}')" | tee -a "$delivery"
 }
 
 if step delivery; then
@@ -530,9 +541,9 @@ if step delivery; then
   # Render mode's cost against fleet size (issue 22, item 4): first apply, the change (plan + apply),
   # and the empty re-plan, log-log with a slope-1 reference. Only the delivery change's rows of
   # successful runs; one point per fleet.
-  # The presets 1k, 10k, 86k, 100k share one shape and make the lines; other shapes (costlier-86k) are points.
-  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 && $1 ~ /^[0-9]+k$/ {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery.dat"
-  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 && $1 !~ /^[0-9]+k$/ {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery-shapes.dat"
+  # The presets 1k, 10k, 86k, 100k, scale-300k share one shape and make the lines; other shapes (costlier-86k) are points.
+  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 && $1 ~ /^(scale-)?[0-9]+[km]$/ {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery.dat"
+  tail -n +2 "$delivery" | awk -F, -v c="$DELIVERY_CHANGE" '$2 == "render" && $3 == c && $6 + 0 > 0 && $1 !~ /^(scale-)?[0-9]+[km]$/ {print $4, $6, $10, $7, $1}' | sort -n >"$WORK_DIR/series-delivery-shapes.dat"
   if command -v gnuplot >/dev/null && [ -s "$WORK_DIR/series-delivery.dat" ]; then
     gnuplot <<EOF
 set terminal pngcairo size 900,600 font ",11"
@@ -552,7 +563,7 @@ plot "$WORK_DIR/series-delivery.dat" using 1:2 with linespoints title "first app
      "" using 1:3 with points pt 7 lc 2 title "change (other shapes)", \\
      "" using 1:4 with points pt 7 lc 3 title "empty re-plan (other shapes)", \\
      "" using 1:2:5 with labels offset 0,-1 notitle, \\
-     [1000:100000] x / 1000.0 dashtype 2 lc rgb "gray" title "linear (slope 1)"
+     [1000:300000] x / 1000.0 dashtype 2 lc rgb "gray" title "linear (slope 1)"
 EOF
   fi
 fi

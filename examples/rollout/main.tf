@@ -114,3 +114,8 @@ output "rollout" {
   description = "Each wave as it stands once this apply is done."
   value       = [for w in kalypso_gitops_commit.dev.rollout_status : "${w.name} (${join(", ", w.cluster_types)}): ${w.state}, ${w.reason}"]
 }
+
+output "last_known_good" {
+  description = "Per wave, the last commit its clusters reported healthy (null while none); a rollback to last_known_good restores the environment's."
+  value       = try({ for w in kalypso_gitops_commit.dev.last_known_good.waves : w.name => w.commit }, {})
+}

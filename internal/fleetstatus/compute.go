@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
@@ -30,7 +31,7 @@ func Compute(in *Input) (*Status, error) {
 		err      error
 	}
 	results := make([]envResult, len(in.Envs))
-	parallel(len(results), func(i int) {
+	parallel.For(len(results), 0, func(i int) {
 		env, r := req.Environments[i], &results[i]
 		r.status, r.rows, r.clusters, r.err = computeEnv(req, env, in.Envs[i], versions)
 		if r.err == nil {

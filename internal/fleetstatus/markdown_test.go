@@ -91,3 +91,25 @@ func TestMarkdownBoundAt100000Rows(t *testing.T) {
 		t.Errorf("%d bytes, %d rows shown; ends %q", len(md), shown, md[max(0, len(md)-300):])
 	}
 }
+
+// Bounded cuts each long list to the bound, says what it cut, keeps the counts and leaves the status alone.
+func TestBoundedStatus(t *testing.T) {
+	t.Parallel()
+	st := &fleetstatus.Status{Rows: make([]fleetstatus.Row, 5), Clusters: make([]fleetstatus.Cluster, 2), Drift: 2,
+		Comparisons: []fleetstatus.EnvironmentDiff{{From: "dev", To: "stage", Same: 7, Differing: make([]fleetstatus.FolderDiff, 4)},
+			{From: "stage", To: "prod", Differing: make([]fleetstatus.FolderDiff, 1)}}}
+	b, line := st.Bounded(3)
+	if len(b.Rows) != 3 || len(b.Clusters) != 2 || len(b.Comparisons[0].Differing) != 3 || len(b.Comparisons[1].Differing) != 1 ||
+		b.Comparisons[0].Same != 7 || b.Drift != 2 {
+		t.Errorf("bounded: %d rows, %d clusters, %+v", len(b.Rows), len(b.Clusters), b.Comparisons)
+	}
+	if want := "Cut to 3 items per list: rows: 3 of 5; dev vs stage differing: 3 of 4."; line != want {
+		t.Errorf("line %q, want %q", line, want)
+	}
+	if len(st.Rows) != 5 || len(st.Comparisons[0].Differing) != 4 {
+		t.Error("the status was changed")
+	}
+	if _, line := st.Bounded(5); line != "" {
+		t.Errorf("nothing cut: %q", line)
+	}
+}

@@ -6,14 +6,13 @@ package fleetstatus
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
+	"github.com/kalypso/terraform-provider-kalypso/internal/parallel"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
@@ -58,7 +57,7 @@ func Gather(ctx context.Context, git Git, req Request) (*Input, error) {
 	}
 	in := &Input{Request: req, Envs: make([]EnvInput, len(req.Environments))}
 	errs := make([]error, len(req.Environments)+1)
-	parallel(len(errs), func(i int) {
+	parallel.For(len(errs), 0, func(i int) {
 		if i < len(req.Environments) {
 			in.Envs[i], errs[i] = gatherEnv(ctx, git, req, i)
 			return
@@ -152,21 +151,6 @@ func gatherEnv(ctx context.Context, git Git, req Request, i int) (EnvInput, erro
 		}
 	}
 	return out, nil
-}
-
-// parallel calls fn(0) … fn(n-1), at most GOMAXPROCS at once, and returns when all have returned.
-func parallel(n int, fn func(i int)) {
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			fn(i)
-		}()
-	}
-	wg.Wait()
 }
 
 func displayPath(p string) string {

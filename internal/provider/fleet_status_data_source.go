@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/big"
 	"strings"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/fleetstatus"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
@@ -54,6 +57,7 @@ type FleetStatusModel struct {
 	MetricsWindow types.String `tfsdk:"metrics_window"`
 	AsOf          types.String `tfsdk:"as_of"`
 	RenderHTML    types.Bool   `tfsdk:"render_html"`
+	MaxItems      types.Int64  `tfsdk:"max_items"`
 
 	EnvironmentStatus types.List   `tfsdk:"environment_status"`
 	Rows              types.List   `tfsdk:"rows"`
@@ -63,6 +67,7 @@ type FleetStatusModel struct {
 	Metrics           types.List   `tfsdk:"metrics"`
 	Markdown          types.String `tfsdk:"markdown"`
 	HTML              types.String `tfsdk:"html"`
+	Truncated         types.String `tfsdk:"truncated"`
 }
 
 type fleetEnvironmentModel struct {
@@ -182,6 +187,14 @@ func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 				Validators: []validator.String{validators.Timestamp()},
 			},
 
+			"max_items": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: fmt.Sprintf("At most this many elements in `rows`, in `clusters` and in each comparison's `differing` (the first ones, in "+
+					"their order); `truncated` says what was left out. The counts (`environment_status`, `drift_count`, `same`), `markdown` and `html` cover the whole fleet. "+
+					"Every element is an object in Terraform's state, which costs each plan about a second per 20,000 of them "+
+					"(see the [fleet status guide](../guides/fleet-status.md#large-fleets)). Defaults to %d.", fleetstatus.DefaultMaxItems),
+				Validators: []validator.Int64{int64validator.Between(0, 1000000)},
+			},
+			"truncated": str("What `max_items` left out, as one line (`Cut to 10000 items per list: rows: 10000 of 259200; …`); empty when nothing was."),
 			"render_html": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "Fill `html` with the status as one self-contained page. Defaults to `false`.",
 			},
@@ -287,17 +300,112 @@ func (d *FleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 		resp.Diagnostics.Append(fleetStatusError(err, sources)...)
 		return
 	}
+	maxItems := fleetstatus.DefaultMaxItems
+	if !data.MaxItems.IsNull() {
+		maxItems = int(data.MaxItems.ValueInt64())
+	}
+	full := st
+	st, cut := st.Bounded(maxItems)
+	data.Truncated = types.StringValue(cut)
+	if cut != "" && data.MaxItems.IsNull() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("max_items"), "The fleet status lists were cut",
+			fmt.Sprintf("%s The counts, markdown and html cover the whole fleet. Set max_items: to %d to keep these lists as they are without this warning, "+
+				"or higher to keep more (every element costs each plan time and state size).", cut, maxItems))
+	}
 	data.fill(st)
+	data.Markdown = types.StringValue(full.Markdown(0))
 	data.HTML = types.StringNull()
 	if data.RenderHTML.ValueBool() {
-		page, err := st.HTML()
+		page, err := full.HTML()
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("render_html"), "Cannot render the fleet status page", err.Error()+". This is a bug in the provider; please report it.")
 			return
 		}
 		data.HTML = types.StringValue(page)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+	resp.Diagnostics.Append(setFleetState(ctx, &resp.State, &data, st)...)
+}
+
+// setFleetState sets the state to data with the status's rows and clusters, which are built as Terraform
+// values directly: no reflection, each attribute type computed once, repeated strings and numbers made
+// once. A fleet's rows are hundreds of thousands of objects.
+func setFleetState(ctx context.Context, state *tfsdk.State, data *FleetStatusModel, st *fleetstatus.Status) diag.Diagnostics {
+	diags := state.Set(ctx, data)
+	if diags.HasError() {
+		return diags
+	}
+	var attrs map[string]tftypes.Value
+	if err := state.Raw.As(&attrs); err != nil {
+		diags.AddError("Cannot set the fleet status", err.Error()+". This is a bug in the provider; please report it.")
+		return diags
+	}
+	v := newTFValues()
+	attrs["rows"] = v.rows(ctx, st.Rows)
+	attrs["clusters"] = v.clusters(ctx, st.Clusters)
+	state.Raw = tftypes.NewValue(state.Raw.Type(), attrs)
+	return diags
+}
+
+// tfValues makes Terraform primitive values, each distinct one once (they are immutable).
+type tfValues struct {
+	strings map[string]tftypes.Value
+	numbers map[int64]tftypes.Value
+}
+
+func newTFValues() *tfValues {
+	return &tfValues{strings: map[string]tftypes.Value{}, numbers: map[int64]tftypes.Value{}}
+}
+
+func (v *tfValues) str(s string) tftypes.Value {
+	if x, ok := v.strings[s]; ok {
+		return x
+	}
+	x := tftypes.NewValue(tftypes.String, s)
+	v.strings[s] = x
+	return x
+}
+
+func (v *tfValues) num(n int64) tftypes.Value {
+	if x, ok := v.numbers[n]; ok {
+		return x
+	}
+	x := tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(n))
+	v.numbers[n] = x
+	return x
+}
+
+func (v *tfValues) rows(ctx context.Context, rows []fleetstatus.Row) tftypes.Value {
+	typ := types.ObjectType{AttrTypes: fleetRowTypes}.TerraformType(ctx)
+	out := make([]tftypes.Value, len(rows))
+	for i, r := range rows {
+		age := int64(0)
+		if !r.ChangedAt.IsZero() {
+			age = int64(r.Age / time.Second)
+		}
+		out[i] = tftypes.NewValue(typ, map[string]tftypes.Value{
+			"environment": v.str(r.Environment), "cluster_type": v.str(r.ClusterType), "deployment_target": v.str(r.DeploymentTarget),
+			"desired_commit": v.str(r.DesiredCommit), "promoted_commit": v.str(r.Promoted),
+			"version": v.str(r.Version), "version_from": v.str(r.VersionFrom),
+			"changed_at": v.str(rfc3339(r.ChangedAt)), "age_seconds": v.num(age), "state": v.str(string(r.State)),
+			"clusters": v.num(int64(r.Clusters)), "succeeded": v.num(int64(r.Succeeded)), "failed": v.num(int64(r.Failed)),
+			"pending": v.num(int64(r.Pending)), "reporting": v.num(int64(r.Reporting)),
+		})
+	}
+	return tftypes.NewValue(tftypes.List{ElementType: typ}, out)
+}
+
+func (v *tfValues) clusters(ctx context.Context, clusters []fleetstatus.Cluster) tftypes.Value {
+	typ := types.ObjectType{AttrTypes: fleetClusterTypes}.TerraformType(ctx)
+	out := make([]tftypes.Value, len(clusters))
+	for i, c := range clusters {
+		out[i] = tftypes.NewValue(typ, map[string]tftypes.Value{
+			"environment": v.str(c.Environment), "cluster_type": v.str(c.ClusterType), "name": v.str(c.Name),
+			"id": v.str(c.ID), "commit": v.str(c.Commit), "state": v.str(string(c.State)),
+			"message": v.str(c.Message), "reported_at": v.str(rfc3339(c.ReportedAt)),
+			"folder_commit": v.str(c.FolderCommit), "drift": tftypes.NewValue(tftypes.Bool, c.Drift),
+		})
+	}
+	return tftypes.NewValue(tftypes.List{ElementType: typ}, out)
 }
 
 // request converts the configuration; sources are the rollout source of each environment (rolloutSources).
@@ -480,31 +588,11 @@ func (m *FleetStatusModel) fill(st *fleetstatus.Status) {
 		}))
 	}
 	m.EnvironmentStatus = types.ListValueMust(types.ObjectType{AttrTypes: fleetEnvStatusTypes}, envs)
-	rows := make([]attr.Value, 0, len(st.Rows))
-	for _, r := range st.Rows {
-		age := int64(0)
-		if !r.ChangedAt.IsZero() {
-			age = int64(r.Age / time.Second)
-		}
-		rows = append(rows, types.ObjectValueMust(fleetRowTypes, map[string]attr.Value{
-			"environment": types.StringValue(r.Environment), "cluster_type": types.StringValue(r.ClusterType), "deployment_target": types.StringValue(r.DeploymentTarget),
-			"desired_commit": types.StringValue(r.DesiredCommit), "promoted_commit": types.StringValue(r.Promoted),
-			"version": types.StringValue(r.Version), "version_from": types.StringValue(r.VersionFrom),
-			"changed_at": types.StringValue(rfc3339(r.ChangedAt)), "age_seconds": types.Int64Value(age), "state": types.StringValue(string(r.State)),
-			"clusters": i64(r.Clusters), "succeeded": i64(r.Succeeded), "failed": i64(r.Failed), "pending": i64(r.Pending), "reporting": i64(r.Reporting),
-		}))
-	}
-	m.Rows = types.ListValueMust(types.ObjectType{AttrTypes: fleetRowTypes}, rows)
-	clusters := make([]attr.Value, 0, len(st.Clusters))
-	for _, c := range st.Clusters {
-		clusters = append(clusters, types.ObjectValueMust(fleetClusterTypes, map[string]attr.Value{
-			"environment": types.StringValue(c.Environment), "cluster_type": types.StringValue(c.ClusterType), "name": types.StringValue(c.Name),
-			"id": types.StringValue(c.ID), "commit": types.StringValue(c.Commit), "state": types.StringValue(string(c.State)),
-			"message": types.StringValue(c.Message), "reported_at": types.StringValue(rfc3339(c.ReportedAt)),
-			"folder_commit": types.StringValue(c.FolderCommit), "drift": types.BoolValue(c.Drift),
-		}))
-	}
-	m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: fleetClusterTypes}, clusters)
+	// rows and clusters are built as Terraform values directly (fleetRowsValue, fleetClustersValue) and put
+	// into the state by setFleetState: at the scale of a fleet, the framework's conversion of 259,200
+	// objects was most of a plan's time.
+	m.Rows = types.ListNull(types.ObjectType{AttrTypes: fleetRowTypes})
+	m.Clusters = types.ListNull(types.ObjectType{AttrTypes: fleetClusterTypes})
 	cmps := make([]attr.Value, 0, len(st.Comparisons))
 	for _, c := range st.Comparisons {
 		folders := make([]attr.Value, 0, len(c.Differing))
@@ -538,5 +626,4 @@ func (m *FleetStatusModel) fill(st *fleetstatus.Status) {
 		}))
 	}
 	m.Metrics = types.ListValueMust(types.ObjectType{AttrTypes: fleetMetricsTypes}, metrics)
-	m.Markdown = types.StringValue(st.Markdown(0))
 }

@@ -224,3 +224,27 @@ func TestFleetStatusErrorPaths(t *testing.T) {
 		}
 	}
 }
+
+// max_items cuts rows, clusters and each comparison's differing folders, says so in truncated, and
+// leaves the counts and the Markdown summary whole.
+func TestAccFleetStatus_maxItems_MockGitHubAPI(t *testing.T) {
+	t.Parallel()
+	r := newFleetRig(t)
+	ds := "data.kalypso_fleet_status.all"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: strings.Replace(r.config(r.s.GitOps, "dev"), "render_html    = true", "render_html = false\n  max_items = 2", 1),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("rows"), knownvalue.ListSizeExact(2)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("rows").AtSliceIndex(1).AtMapKey("deployment_target"), knownvalue.StringExact("canary")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("clusters"), knownvalue.ListSizeExact(2)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("comparisons").AtSliceIndex(0).AtMapKey("differing"), knownvalue.ListSizeExact(2)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("comparisons").AtSliceIndex(0).AtMapKey("same"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("truncated"), knownvalue.StringExact("Cut to 2 items per list: rows: 2 of 10; clusters: 2 of 7; dev vs stage differing: 2 of 3.")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("environment_status").AtSliceIndex(0).AtMapKey("rows"), knownvalue.Int64Exact(4)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("markdown"), knownvalue.StringRegexp(regexp.MustCompile(`prod.*small.*orders`))),
+			},
+		}},
+	})
+}

@@ -224,7 +224,8 @@ func TestAccGitopsCommit_ChangeWindowsInvalid(t *testing.T) {
 	}
 }
 
-// TestAccGitopsCommit_ChangeWindowsOpenTofu: OpenTofu plans, refuses and applies alike.
+// TestAccGitopsCommit_ChangeWindowsOpenTofu: OpenTofu plans, refuses (at plan, and at the apply of a plan made
+// before the window closed) and applies alike.
 func TestAccGitopsCommit_ChangeWindowsOpenTofu(t *testing.T) {
 	t.Parallel()
 	bin := tofuOrSkip(t)
@@ -236,6 +237,13 @@ func TestAccGitopsCommit_ChangeWindowsOpenTofu(t *testing.T) {
 	r.write(lifecycleResource(url, files, officeHours))
 	out := r.expectExit(1, "plan")
 	expectOutput(t, "tofu plan", out, `Change window closed`, `Thu 2026-11-26 08:00 CET`)
+	// Planned at 16:59, applied at 17:01: the apply refuses it and writes nothing.
+	clock.Set(berlin(t, "2026-11-25 16:59"))
+	r.must("plan", "-out=late.tfplan")
+	clock.Set(berlin(t, "2026-11-25 17:01"))
+	out = r.expectExit(1, "apply", "late.tfplan")
+	expectOutput(t, "tofu apply of a plan made before closing time", out, `Error: Change window closed`, `Thu 2026-11-26 08:00 CET`)
+	r.expectMain(gitopsOutside, 1)
 	clock.Set(berlin(t, "2026-11-26 08:00"))
 	r.must("apply", "-auto-approve")
 	r.expectMain(fixtures.Merge(gitopsOutside, gitopsManaged("clusters", files)), 2)

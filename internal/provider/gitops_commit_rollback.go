@@ -10,7 +10,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -40,7 +39,8 @@ func lastKnownGoodSchema() schema.SingleNestedAttribute {
 		MarkdownDescription: "With `rollout`: the last commit of `branch` whose tree under `path` every expected cluster reported healthy (on it or on a " +
 			"later commit), read from the rollout's sources among the `rollout.history` newest commits, and that tree's Git id " +
 			"(`content_hash`'s kind). A plan that writes something updates it; a plan that writes nothing keeps it, so that it stays empty. " +
-			"Null without `rollout`, or when no commit read qualifies. `rollback = { to = \"last_known_good\" }` restores the commit the plan " +
+			"Null without `rollout`, or when no commit read qualifies, for the environment or for any wave (`commit` and `tree` are null " +
+			"while only a wave has one). `rollback = { to = \"last_known_good\" }` restores the commit the plan " +
 			"finds then, which it shows in the plan.",
 		Attributes: map[string]schema.Attribute{
 			"commit": schema.StringAttribute{Computed: true, MarkdownDescription: "The commit's full id."},
@@ -75,11 +75,21 @@ func lastKnownGoodValue(m *gitopsCommitModel, lkg *delivery.LastKnownGood, state
 		return state.LastKnownGood
 	case lkg == nil:
 		return types.ObjectUnknown(gitopsLastKnownGoodTypes)
-	case lkg.Commit == "":
+	case lkg.Commit == "" && !anyWaveGood(lkg.Waves):
 		return types.ObjectNull(gitopsLastKnownGoodTypes)
 	}
 	return types.ObjectValueMust(gitopsLastKnownGoodTypes, map[string]attr.Value{"commit": nullIfEmpty(lkg.Commit), "tree": nullIfEmpty(lkg.Tree),
 		"waves": waveLastKnownGoodValue(lkg.Waves)})
+}
+
+// anyWaveGood reports whether a wave has a last known good commit.
+func anyWaveGood(waves []delivery.WaveLastKnownGood) bool {
+	for _, w := range waves {
+		if w.Commit != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // waveLastKnownGoodValue is last_known_good.waves: null while the waves are not decided.
@@ -197,17 +207,6 @@ func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommit
 	return desired{files: files, known: true}, &rolled
 }
 
-// heldAtApply reports whether the apply must write nothing because a hold stands: the plan found the
-// rolled-back tree held (delivery.Planning's hold step) and planned no change, but the configuration
-// changed otherwise (rollback removed), so Terraform applies.
-func heldAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, tree string) bool {
-	if m.ReleaseHold.ValueBool() || !gitopsKnown(m.CommitSHA) {
-		return false
-	}
-	b, _ := private.GetKey(ctx, holdKey)
-	return delivery.ParseHold(b).Holds(tree, !m.Rollback.IsNull())
-}
-
 // autoRollbackRecord is what the plan keeps for the apply of a rollback it proposed by itself (nil: none).
 func autoRollbackRecord(p *delivery.Planning) []byte {
 	if p.RolledBack == nil || !p.RolledBack.Auto {
@@ -215,18 +214,6 @@ func autoRollbackRecord(p *delivery.Planning) []byte {
 	}
 	b, _ := json.Marshal(p.RolledBack.To) // private state holds JSON
 	return b
-}
-
-// rollbackRequest names both commits in the commit message of a rollback (from: the commit it replaces).
-func rollbackRequest(req *delivery.DeliverRequest, s delivery.Resource, rolled *delivery.RolledBack, from string) {
-	if rolled == nil {
-		return
-	}
-	m := delivery.CommitMessage{Path: s.Path, Branch: s.Branch, Render: s.Render, PromotedCommitID: req.PromotedCommitID}
-	req.Apply.Describe = delivery.RollbackMessage(m, rolled.To, from)
-	if req.Title == "" && s.PullRequest != nil {
-		req.Title = fmt.Sprintf("Roll back branch %s to %s", s.Branch, rolled.To)
-	}
 }
 
 // recordHold keeps, after an apply, the hold a rollback starts, or drops it after any other change.

@@ -152,7 +152,8 @@ type lkgRig struct {
 	onFail  string
 }
 
-func newLKGRig(t *testing.T, onFailure string) *lkgRig {
+// newLKGRig runs bin (terraform, or an OpenTofu binary: tofuBinary).
+func newLKGRig(t *testing.T, onFailure, bin string) *lkgRig {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -160,6 +161,7 @@ func newLKGRig(t *testing.T, onFailure string) *lkgRig {
 	gitops, _, _ := rolloutRepo(t)
 	r := &lkgRig{t: t, dir: t.TempDir(), gitops: gitops, gh: mockgithub.Start(t, rolloutToken), onFail: onFailure}
 	r.tf = newTerraformCLI(t, r.dir)
+	r.tf.bin = bin
 	r.cfg("1", "")
 	r.tf.mustRun("init", "-input=false", "-no-color")
 	for i, v := range []string{"1", "2", "3"} {
@@ -232,45 +234,93 @@ func (r *lkgRig) expectRolledBackTo(lkg, from string) {
 	}
 }
 
-// TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI: three commits of a rollout, the third
-// failed: last_known_good is the second (commit and managed tree); rollback = { to = "last_known_good" }
-// plans the reverse change, and after the apply `git diff <last known good> HEAD -- clusters` is empty.
+// TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI, under Terraform and OpenTofu: three commits
+// of a rollout, the third failed: last_known_good is the second (commit and managed tree);
+// rollback = { to = "last_known_good" } plans the reverse change, and after the apply `git diff <last
+// known good> HEAD -- clusters` is empty and the next plan is empty. Once rollback is removed, the
+// configuration that still renders the failed version is held (its apply writes nothing, the plan after
+// it is empty), and a changed input releases the hold.
 func TestAccGitopsCommit_RollbackToLastKnownGood_MockGitHubAPI(t *testing.T) {
 	t.Parallel()
-	r := newLKGRig(t, "")
-	lkg := r.commits[1]
+	t.Run("terraform", func(t *testing.T) { t.Parallel(); testRollbackToLastKnownGood(t, "terraform") })
+	t.Run("opentofu", func(t *testing.T) { t.Parallel(); testRollbackToLastKnownGood(t, tofuOrSkip(t)) })
+}
+
+func testRollbackToLastKnownGood(t *testing.T, bin string) {
+	r := newLKGRig(t, "", bin)
+	lkg, failed := r.commits[1], r.commits[2]
 	out := r.tf.mustRun("plan", "-input=false", "-no-color", "-out=halted.tfplan")
 	expectOutput(t, "the plan after the failure", out, `Warning: Rollout halted`)
 	var halted plannedChanges
 	if err := json.Unmarshal([]byte(r.tf.mustRun("show", "-json", "halted.tfplan")), &halted); err != nil {
 		t.Fatal(err)
 	}
-	// The managed tree: the path's tree without the dot-entries at its root (the ownership record).
-	var managed []string
-	for _, line := range strings.Split(strings.TrimSpace(gitserver.Git(t, r.gitops, nil, "ls-tree", lkg+":clusters")), "\n") {
-		if _, name, _ := strings.Cut(line, "\t"); !strings.HasPrefix(name, ".") {
-			managed = append(managed, line)
-		}
-	}
-	tree := strings.TrimSpace(gitserver.Git(t, r.gitops, []byte(strings.Join(managed, "\n")+"\n"), "mktree"))
-	if got, _ := halted.ResourceChanges[0].Change.After["last_known_good"].(map[string]any); got["commit"] != lkg || got["tree"] != tree {
+	tree := managedTreeAt(t, r.gitops, lkg, "clusters")
+	got, _ := halted.ResourceChanges[0].Change.After["last_known_good"].(map[string]any)
+	if got["commit"] != lkg || got["tree"] != tree {
 		t.Errorf("last_known_good %v, want commit %s and tree %s", got, lkg, tree)
+	}
+	// One wave: its own last known good is the environment's.
+	if waves, _ := got["waves"].([]any); len(waves) != 1 || fmt.Sprint(waves[0]) != fmt.Sprintf("map[cluster_types:[drone large] commit:%s name:all tree:%s]", lkg, tree) {
+		t.Errorf("last_known_good.waves %v", got["waves"])
 	}
 
 	r.cfg("3", "  rollback = { to = \"last_known_good\" }\n")
 	out = r.tf.mustRun("plan", "-input=false", "-no-color", "-out=rollback.tfplan")
 	expectOutput(t, "the rollback's plan", out, `Warning: Rollback`, `restores the files under path as commit `+lkg, `-version: 3`, `\+version: 2`)
+	var planned plannedChanges
+	if err := json.Unmarshal([]byte(r.tf.mustRun("show", "-json", "rollback.tfplan")), &planned); err != nil {
+		t.Fatal(err)
+	}
+	changes, _ := planned.ResourceChanges[0].Change.After["changes"].(map[string]any)
+	if len(changes) != 2 || changes["clusters/drone/app.yaml"] == nil || changes["clusters/large/app.yaml"] == nil {
+		t.Errorf("the rollback's change set in show -json: %v", changes)
+	}
 	r.tf.mustRun("apply", "-input=false", "-no-color", "rollback.tfplan")
-	r.expectRolledBackTo(lkg, r.commits[2])
+	r.expectRolledBackTo(lkg, failed)
+	rollback := gitserver.Head(t, r.gitops, "dev")
+	if out, code := r.tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("the plan after the rollback's apply is not empty (exit %d):\n%s", code, out)
+	}
+
+	// rollback removed: the configuration still renders version 3, which is held.
+	r.cfg("3", "")
+	out, code := r.tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if code != 2 || strings.Contains(out, "changes ") {
+		t.Errorf("the plan that removes rollback: exit %d, want 2 with no file change:\n%s", code, out)
+	}
+	expectOutput(t, "the plan that removes rollback", out, `Warning: Held after a rollback`, `was rolled back to commit\s+`+lkg[:12], `- rollback\s+= \{`)
+	r.tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
+	if out, code := r.tf.run("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 || !strings.Contains(out, "Held after a rollback") {
+		t.Errorf("the held plan: exit %d, want 0 with the hold's warning:\n%s", code, out)
+	}
+	if got := gitserver.Head(t, r.gitops, "dev"); got != rollback {
+		t.Errorf("an apply of the held tree wrote commit %s", got)
+	}
+
+	// Version 4 is another tree: the hold is released, and it is written.
+	r.cfg("4", "")
+	out = r.tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
+	if strings.Contains(out, "Held after a rollback") {
+		t.Errorf("the hold outlived a change of input:\n%s", out)
+	}
+	if files := gitserver.Files(t, r.gitops, "dev"); files["clusters/drone/app.yaml"] != "version: 4\n" || files["clusters/large/app.yaml"] != "version: 4\n" {
+		t.Errorf("after version 4: %v", files)
+	}
 }
 
 // TestAccGitopsCommit_RolloutOnFailureRollback_MockGitHubAPI: with rollout.on_failure = "rollback" the plan
 // of the halted rollout proposes the rollback to last_known_good by itself; after it the configuration
 // that still renders the failed version is held (an empty plan); a failure of the rollback's own commit
-// does not roll back again.
+// does not roll back again. Under Terraform and OpenTofu.
 func TestAccGitopsCommit_RolloutOnFailureRollback_MockGitHubAPI(t *testing.T) {
 	t.Parallel()
-	r := newLKGRig(t, "rollback")
+	t.Run("terraform", func(t *testing.T) { t.Parallel(); testRolloutOnFailureRollback(t, "terraform") })
+	t.Run("opentofu", func(t *testing.T) { t.Parallel(); testRolloutOnFailureRollback(t, tofuOrSkip(t)) })
+}
+
+func testRolloutOnFailureRollback(t *testing.T, bin string) {
+	r := newLKGRig(t, "rollback", bin)
 	lkg := r.commits[1]
 	out := r.tf.mustRun("plan", "-input=false", "-no-color", "-out=auto.tfplan")
 	expectOutput(t, "the plan of the halted rollout", out, `Warning: Rollout failed: rolling back`, `last known good commit `+lkg, `-version: 3`, `\+version: 2`)

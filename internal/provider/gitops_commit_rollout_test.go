@@ -472,7 +472,13 @@ func TestAccGitopsCommit_rolloutExample_MockGitHubAPI(t *testing.T) {
 			report("drone")
 			step("drone large small", `"west (large, small): current, waits: 0/2 clusters succeeded; `)
 			report("drone", "large", "small")
+			west := gitserver.Head(t, gitops, "dev")
 			step(".github command-center drone large small", `"rest (command-center): current, waits: 0/1 clusters succeeded;`)
+			// Each wave's last known good, as the last apply's plan found it: the canary and the west are
+			// healthy on the west's commit, command-center has not reported yet.
+			if out := strings.TrimSpace(tf.mustRun("output", "-json", "last_known_good")); out != fmt.Sprintf(`{"canary":%q,"rest":null,"west":%q}`, west, west) {
+				t.Errorf("last_known_good output %s", out)
+			}
 			files, got := fixtures.SplitTracking(gitserver.Files(t, gitops, "dev"))
 			delete(files, ".kalypso-gitops-commit")
 			if got != promoted {

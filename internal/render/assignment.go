@@ -170,7 +170,7 @@ type validationKey struct {
 	schema *jsonschema.Schema
 }
 
-// validation is platformconfig.Validate(schema, config), computed once per render for each composed
+// validation is the verdict of schema on config (platformconfig.Instance), computed once per render for each composed
 // config (key) and schema: validation is a pure function of the two, and most assignments share their
 // config with many others. The config's JSON form is computed once per config, for all its schemas: with
 // a schema per Workload (spec.configSchemas) most pairs are validated once, and converting the config
