@@ -26,8 +26,9 @@ import (
 // filesystem PackfileWriter then builds the index by parsing the pack it has just written: together
 // about 20 s of a first apply for the 86k preset. Here every object is known in memory, so the pack is
 // written directly: undeltified entries (finding deltas costs more than it saves for distinct small
-// files), zlib at BestSpeed with one writer per goroutine, compressed in parallel and written in order,
-// and the version 2 index built from the offsets and CRC-32s recorded on the way.
+// files), zlib at BestSpeed with one writer per goroutine (small blobs with fixed Huffman codes,
+// fixedflate.go), compressed in parallel and written in order, and the version 2 index built from the
+// offsets and CRC-32s recorded on the way.
 
 // packBatch is the number of objects one goroutine compresses at a time: large enough that handing
 // batches around costs nothing, small enough that every core has work till the end.
@@ -97,6 +98,8 @@ type entryCompressor struct {
 	zw     *zlib.Writer
 	stored *zlib.Writer // trees' writer, without compression
 	level  int
+	fixed  fixedFlater // small blobs' writer at BestSpeed (fixedflate.go)
+	buf    []byte
 }
 
 func (c *entryCompressor) batch(objs []plumbing.EncodedObject) *compressedBatch {
@@ -145,6 +148,11 @@ func (c *entryCompressor) entry(o plumbing.EncodedObject, hdr []byte) error {
 	} else {
 		(*zw).Reset(&c.out)
 	}
+	if level == zlib.BestSpeed && o.Type() == plumbing.BlobObject && content != nil && len(content) <= fixedFlateMax {
+		c.buf = c.fixed.appendZlib(c.buf[:0], content)
+		c.out.Write(c.buf)
+		return nil
+	}
 	if content != nil || size == 0 {
 		if _, err := (*zw).Write(content); err != nil {
 			return err
@@ -173,12 +181,14 @@ func (c *entryCompressor) entry(o plumbing.EncodedObject, hdr []byte) error {
 // (the order is explained below). On an error nothing but the removed temporary files was touched, and
 // no ref can point into a pack that is not complete.
 func writePack(fs billy.Filesystem, objs []plumbing.EncodedObject) (p *writtenPack, err error) {
-	return writePackLevel(fs, objs, zlib.BestSpeed)
+	return writePackLevel(fs, objs, zlib.BestSpeed, true)
 }
 
 // writePackLevel is writePack with the zlib level of its entries: a pack kept on local disk only (a
-// TreeStore's) is not worth compressing.
-func writePackLevel(fs billy.Filesystem, objs []plumbing.EncodedObject, level int) (p *writtenPack, err error) {
+// TreeStore's) is not worth compressing. Without durable the files are not synced before they are renamed
+// into place: a TreeStore is a cache whose reader checks every object it reads, and at 300k assignments
+// syncing its 600 MB pack was seconds of a plan.
+func writePackLevel(fs billy.Filesystem, objs []plumbing.EncodedObject, level int, durable bool) (p *writtenPack, err error) {
 	if len(objs) == 0 {
 		return nil, errors.New("writing a pack: no objects")
 	}
@@ -199,7 +209,7 @@ func writePackLevel(fs billy.Filesystem, objs []plumbing.EncodedObject, level in
 	}()
 	var entries []packedObject
 	var checksum plumbing.Hash
-	err = writeTemp(fs, dir, "tmp_pack_", &tmps, func(w io.Writer) (err error) {
+	err = writeTemp(fs, dir, "tmp_pack_", &tmps, durable, func(w io.Writer) (err error) {
 		entries, checksum, err = writePackData(w, objs, level)
 		return err
 	})
@@ -212,7 +222,7 @@ func writePackLevel(fs billy.Filesystem, objs []plumbing.EncodedObject, level in
 			return nil, fmt.Errorf("writing a pack: object %s twice", entries[i].hash)
 		}
 	}
-	err = writeTemp(fs, dir, "tmp_idx_", &tmps, func(w io.Writer) error { return writePackIndex(w, entries, checksum) })
+	err = writeTemp(fs, dir, "tmp_idx_", &tmps, durable, func(w io.Writer) error { return writePackIndex(w, entries, checksum) })
 	if err != nil {
 		return nil, err
 	}
@@ -247,16 +257,16 @@ func writePackLevel(fs billy.Filesystem, objs []plumbing.EncodedObject, level in
 	return p, nil
 }
 
-// writeTemp writes a new temporary file in dir with write, syncs and closes it, and appends its name to
-// tmps (for the caller to rename or remove).
-func writeTemp(fs billy.Filesystem, dir, prefix string, tmps *[]string, write func(io.Writer) error) error {
+// writeTemp writes a new temporary file in dir with write, syncs it (when durable) and closes it, and
+// appends its name to tmps (for the caller to rename or remove).
+func writeTemp(fs billy.Filesystem, dir, prefix string, tmps *[]string, durable bool, write func(io.Writer) error) error {
 	f, err := fs.TempFile(dir, prefix)
 	if err != nil {
 		return err
 	}
 	*tmps = append(*tmps, f.Name())
 	err = write(f)
-	if s, ok := f.(interface{ Sync() error }); ok && err == nil {
+	if s, ok := f.(interface{ Sync() error }); ok && durable && err == nil {
 		err = s.Sync()
 	}
 	if cerr := f.Close(); err == nil {

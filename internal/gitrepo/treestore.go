@@ -302,8 +302,13 @@ func (ts *TreeStore) Put(t *Tree) error {
 	if err := ts.listPacks(); err != nil {
 		return err
 	}
-	var objs []plumbing.EncodedObject
-	seen := map[plumbing.Hash]bool{}
+	// Into an empty store the whole tree goes: its files and about one directory per three files.
+	size := 0
+	if len(ts.packs) == 0 {
+		size = t.files + t.files/3 + 1
+	}
+	objs := make([]plumbing.EncodedObject, 0, size)
+	seen := make(map[plumbing.Hash]bool, size)
 	var walk func(n *dirNode) error
 	walk = func(n *dirNode) error {
 		if seen[n.hash] {
@@ -342,7 +347,7 @@ func (ts *TreeStore) Put(t *Tree) error {
 		return nil
 	}
 	// Not compressed: the store is local, and compressing a whole environment costs seconds of a plan.
-	if _, err := writePackLevel(osfs.New(ts.dir), objs, zlib.NoCompression); err != nil {
+	if _, err := writePackLevel(osfs.New(ts.dir), objs, zlib.NoCompression, false); err != nil {
 		return fmt.Errorf("writing the tree store %s: %w", ts.dir, err)
 	}
 	return ts.listPacks()

@@ -3,6 +3,8 @@
 
 package platformconfig
 
+import "github.com/santhosh-tekuri/jsonschema/v6"
+
 // Compose builds the merged platform config for one assignment as the caller's own copy, so a test
 // can modify it; the render shares ComposeShared's map instead.
 func (s *Sources) Compose(t Target) map[string]interface{} {
@@ -23,4 +25,10 @@ func (s *Sources) ComposeShared(t Target) map[string]interface{} {
 // once per key.
 func (s *Sources) ComposeSharedKey(t Target) (map[string]interface{}, string) {
 	return s.ComposeSharedKeySides(s.ClusterTypeSide(t.ClusterTypeName, t.ClusterTypeLabels), s.TargetSide(t.DeploymentTarget, t.TargetLabels), t)
+}
+
+// Validate checks config data against a compiled schema (the render converts each config once, with
+// NewInstance, for all its schemas).
+func Validate(s *jsonschema.Schema, data map[string]interface{}) *Violation {
+	return NewInstance(data).Validate(s)
 }

@@ -221,16 +221,11 @@ type Violation struct {
 	Message string
 }
 
-// Validate checks config data against a compiled schema. Top-level strings that parse as numbers are
-// validated as numbers, as upstream does, because ConfigMap values are always strings.
-func Validate(s *jsonschema.Schema, data map[string]interface{}) *Violation {
-	return NewInstance(data).Validate(s)
-}
-
-// Instance is config data in the form a schema validates: numberized, then converted to JSON values.
-// The conversion (a JSON round trip) costs more than most validations and depends only on the data, so a
-// render that validates one composed config against several schemas (a ConfigSchema and each Workload's
-// own) converts it once.
+// Instance is config data in the form a schema validates: converted to JSON values, with top-level
+// strings that parse as numbers made numbers, as upstream does, because ConfigMap values are always
+// strings. The conversion (a JSON round trip) costs more than most validations and depends only on the
+// data, so a render that validates one composed config against several schemas (a ConfigSchema and each
+// Workload's own) converts it once.
 type Instance struct {
 	value interface{}
 	err   error
@@ -242,7 +237,7 @@ func NewInstance(data map[string]interface{}) *Instance {
 	return &Instance{value: inst, err: err}
 }
 
-// Validate checks the instance against a compiled schema, as the package's Validate does its data.
+// Validate checks the instance against a compiled schema.
 func (in *Instance) Validate(s *jsonschema.Schema) *Violation {
 	if in.err != nil {
 		return &Violation{Field: "/", Message: "config data cannot be represented as JSON: " + in.err.Error()}

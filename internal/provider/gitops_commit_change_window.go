@@ -229,23 +229,6 @@ func breakGlassUsed(ctx context.Context, private privateGetter) *delivery.BreakG
 	return delivery.ParseBreakGlassRecord(b)
 }
 
-// checkWindowAtApply decides again at apply time (the window step decided at plan time): the plan may
-// have been made while the window was open, on another worker. writes is false when the plan found
-// nothing to write; tree is the desired tree. It returns the break-glass that lets the change through
-// (nil when the window is open).
-func (r *GitopsCommitResource) checkWindowAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, writes bool, tree string, rollback bool, diags *diag.Diagnostics) *delivery.BreakGlass {
-	w := windowConfig(ctx, m, diags)
-	if !w.Known || w.Calendar == nil {
-		return nil
-	}
-	v := delivery.CheckWindow(delivery.WindowFacts{Calendar: w.Calendar, Now: r.data.Now(), Writes: writes, Tree: tree,
-		BreakGlass: w.BreakGlass, Used: breakGlassUsed(ctx, private), Apply: true, Rollback: rollback})
-	if v.Err != nil {
-		diags.Append(refusalDiag(delivery.Explain(m.ID.ValueString(), v.Err)))
-	}
-	return v.BreakGlass
-}
-
 // recordBreakGlass keeps, after an apply that bg let through, which tree it let through and when.
 func (r *GitopsCommitResource) recordBreakGlass(ctx context.Context, bg *delivery.BreakGlass, tree string, private privateSetter, diags *diag.Diagnostics) {
 	if bg == nil {

@@ -22,13 +22,3 @@ func (r *GitopsCommitResource) openProposal(ctx context.Context, m *gitopsCommit
 	}
 	return r.settings(ctx, m, diags).OpenProposal(wholeNumber(m.PullRequestNumber), m.PullRequestState.ValueString())
 }
-
-// replacedProposal is the open proposal of prior (nil on create) that the apply of m closes unless it
-// updates it in place. A move to another branch or repository that removes the old location's files
-// leaves it to that removal (removeOld), which proposes it on the same head branch.
-func (r *GitopsCommitResource) replacedProposal(ctx context.Context, prior *gitopsCommitModel, movesAway bool, diags *diag.Diagnostics) *delivery.Proposal {
-	if movesAway {
-		return nil
-	}
-	return r.openProposal(ctx, prior, diags)
-}

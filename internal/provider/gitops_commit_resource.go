@@ -612,19 +612,18 @@ func (r *GitopsCommitResource) ImportState(ctx context.Context, req resource.Imp
 
 // apply delivers the planned change set (priorState is nil on create), fills the computed attributes, and
 // records the render in private state. move is the old side of a planned move (nil for none): when it is on
-// the same branch, the same commit empties it, and vacated is true.
+// the same branch, the same commit empties it, and vacated is true. The decisions are the engine's apply
+// steps (delivery.ApplySteps); this converts, runs them, delivers and reports.
 func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, config tfsdk.Config, priorState, out *tfsdk.State, private privateSetter, diags *diag.Diagnostics,
 	move *delivery.MoveRecord) (vacated bool) {
 	defer phaseLog(ctx, "applied", time.Now(), nil)
 	var m gitopsCommitModel
 	var prior *gitopsCommitModel
-	var priorPromoted *string
 	diags.Append(planned.Get(ctx, &m)...)
 	withWriteOnlyManifests(ctx, config, &m, diags)
 	if priorState != nil {
 		prior = &gitopsCommitModel{}
 		diags.Append(priorState.Get(ctx, prior)...)
-		priorPromoted = prior.PromotedCommitID.ValueStringPointer()
 	}
 	if diags.HasError() {
 		return false
@@ -634,113 +633,88 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	if diags.HasError() {
 		return false
 	}
-	if !d.known {
-		diags.AddError("Cannot deliver an unknown file set",
-			fmt.Sprintf("kalypso_gitops_commit %s: an input of files or render is still unknown at apply time. This is a bug in the provider; please report it.", m.ID.ValueString()))
+	a := r.applying(ctx, &m, prior, d, rolledBack, private, move, diags)
+	if diags.HasError() {
 		return false
 	}
-	s := r.settings(ctx, &m, diags)
-	rolling := !m.Rollout.IsNull()
-	if rolling { // write the wave the plan wrote, and keep the other folders' bytes
-		files, promoted, err := s.HoldBack(ctx, r.client(&m), d.files, applyWaves(ctx, &m, rolledBack, diags))
-		if err != nil {
-			diags.Append(deliveryDiag(m.ID.ValueString(), err))
-		}
-		if diags.HasError() {
-			return false
-		}
-		if rolledBack == nil || !rolledBack.Auto { // the rollback a halted rollout proposed writes every wave
-			d.files = files
-		}
-		s.PromotedCommitID = promoted
-		r.data.RenderStore().DropWaves(m.ID.ValueString()) // the next plan decides afresh
+	if err := delivery.RunApply(ctx, a, delivery.ApplySteps()); err != nil {
+		diags.Append(deliveryDiag(m.ID.ValueString(), err))
+		return false
 	}
-	want := s.Desired(d.files, "", priorPromoted != nil)
-	if want.Built = d.cached.builtTree(); d.stored != nil {
-		want.Built = d.stored
-	}
-	if rolling {
-		want.Built = nil
-	}
-	tree, err := want.TreeID()
-	if err == nil && heldAtApply(ctx, &m, private, tree) {
+	if a.Held {
 		tflog.Info(ctx, "nothing to write: a rollback holds the tree the configuration renders")
 		m.withoutWriteOnlyManifests()
 		diags.Append(out.Set(ctx, &m)...)
 		return false
 	}
-	plan := delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA), PullRequest: s.PullRequest != nil}
-	if err := plan.Check(tree, err); err != nil {
-		diags.Append(deliveryDiag(m.ID.ValueString(), err))
-		return false
-	}
-	breakGlass := r.checkWindowAtApply(ctx, &m, private, !plan.CommitKnown, tree, rolledBack != nil, diags)
-	if diags.HasError() {
-		return false
-	}
-	req := s.DeliverRequest(want, s.Message, priorPromoted, plan.ExpectedTree(), false)
-	if breakGlass != nil {
-		req.Apply.Trailers = breakGlass.Trailers()
-	}
-	if prior != nil {
-		rollbackRequest(&req, s, rolledBack, prior.CommitSHA.ValueString())
-	}
-	if move != nil && prior != nil {
-		from, key := r.settings(ctx, prior, diags), r.client(&m).RepositoryKey
-		switch {
-		case delivery.SameBranch(from, s, key):
-			req, vacated = s.MoveInOneCommit(req, from, move.Tree), true
-		case key(from.RepoURL) == key(s.RepoURL): // the remote has the old side's objects on the old branch
-			req.Apply.ReuseBranch, req.Apply.ReusePath = from.Branch, from.Path
-		}
-	}
-	req.Replaces = r.replacedProposal(ctx, prior, move != nil && !vacated, diags)
-	if gitopsKnown(m.ChangesMarkdown) && m.ChangesMarkdown.ValueString() != delivery.NoChangeMarkdown {
-		req.Body = m.ChangesMarkdown.ValueString() // the pull request shows what the plan showed
-	}
-	pushed, _ := r.push(ctx, &m, prior, req)
+	pushed, _ := r.push(ctx, &m, prior, a.Request)
 	if diags.Append(pushed...); diags.HasError() {
-		return vacated
+		return a.Vacated
 	}
-	if m.DeletionReference.IsUnknown() { // the plan did not know the change set
-		files := len(want.Files)
-		if want.Built != nil {
-			files = want.Built.Len()
-		}
-		priorRef := 0
-		if prior != nil && move == nil {
-			priorRef = delivery.ParseReference(prior.DeletionReference.ValueString())
-		}
-		m.DeletionReference = types.StringValue(strconv.Itoa(delivery.DeletionReference(priorRef, files, s.MaxDeletePercent)))
-	}
-	contentHash, baseTree := plan.Applied(tree)
-	m.ContentHash = types.StringValue(contentHash)
-	if m.BaseTreeID.IsUnknown() {
-		m.BaseTreeID = types.StringValue(baseTree)
-	}
-	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesCounts.IsUnknown() || m.ChangesByDirectory.IsUnknown() || m.ChangesMarkdown.IsUnknown() {
-		m.setChanges(&delivery.Plan{})
-	}
-	if m.RenderSummary.IsUnknown() {
-		m.RenderSummary = renderSummaryValue(&m, d.summary)
-	}
-	if m.LastKnownGood.IsUnknown() { // the plan could not tell (a create): the next plan reads it
-		m.LastKnownGood = types.ObjectNull(gitopsLastKnownGoodTypes)
-	}
-	d.record.Tree = contentHash
-	r.recordBreakGlass(ctx, breakGlass, contentHash, private, diags)
+	applied := a.Delivered(d.configKey)
+	m.appliedValues(applied, d.summary)
+	d.record.Tree = applied.ContentHash
+	r.recordBreakGlass(ctx, a.BreakGlass, applied.ContentHash, private, diags)
 	r.recordHold(ctx, rolledBack, prior, private, diags)
-	var priorCommit, priorContent string
-	if prior != nil {
-		priorCommit, priorContent = prior.CommitSHA.ValueString(), prior.ContentHash.ValueString()
-	}
-	r.data.RenderStore().DropStamp(delivery.StampKeyFor(m.ID.ValueString(), priorCommit, priorContent, d.configKey, tree))
+	a.Store.DropStamp(applied.StampKey)
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)
 	diags.Append(private.SetKey(ctx, autoRollbackKey, nil)...)
 	m.withoutWriteOnlyManifests()
 	diags.Append(out.Set(ctx, &m)...)
-	return vacated
+	return a.Vacated
+}
+
+// applying converts an apply of m (prior: the state, nil on create) into the engine's apply steps' input.
+func (r *GitopsCommitResource) applying(ctx context.Context, m, prior *gitopsCommitModel, d desired, rolledBack *delivery.RolledBack, private privateGetter,
+	move *delivery.MoveRecord, diags *diag.Diagnostics) *delivery.Applying {
+	holdRecord, _ := private.GetKey(ctx, holdKey)
+	a := &delivery.Applying{
+		ID: m.ID.ValueString(), Resource: r.settings(ctx, m, diags), Git: r.client(m), Store: r.data.RenderStore(),
+		Known: d.known, Files: d.files, Built: d.cached.builtTree(), RolledBack: rolledBack,
+		Rolling: !m.Rollout.IsNull(),
+		Planned: delivery.Planned{ContentHash: m.ContentHash.ValueString(), BaseTree: m.BaseTreeID.ValueString(), CommitKnown: gitopsKnown(m.CommitSHA)},
+		Hold:    delivery.ParseHold(holdRecord), ReleaseHold: m.ReleaseHold.ValueBool(), RollbackSet: !m.Rollback.IsNull(),
+		Window: windowConfig(ctx, m, diags), BreakGlassUsed: breakGlassUsed(ctx, private), Now: r.data.Now(),
+		Move: move,
+	}
+	a.Planned.PullRequest = a.Resource.PullRequest != nil
+	if d.stored != nil {
+		a.Built = d.stored
+	}
+	if a.Rolling && d.known {
+		a.Waves = applyWaves(ctx, m, rolledBack, diags)
+	}
+	if gitopsKnown(m.ChangesMarkdown) {
+		a.Markdown = m.ChangesMarkdown.ValueString()
+	}
+	if prior != nil {
+		from := r.settings(ctx, prior, diags)
+		a.Prior = &delivery.AppliedBefore{Resource: from, CommitSHA: prior.CommitSHA.ValueString(), ContentHash: prior.ContentHash.ValueString(),
+			DeletionReference: prior.DeletionReference.ValueString(), PromotedCommitID: prior.PromotedCommitID.ValueStringPointer(),
+			Proposal: from.OpenProposal(wholeNumber(prior.PullRequestNumber), prior.PullRequestState.ValueString())}
+	}
+	return a
+}
+
+// appliedValues fills what the plan left unknown once the apply delivered.
+func (m *gitopsCommitModel) appliedValues(v delivery.AppliedValues, summary *delivery.RenderSummary) {
+	if m.DeletionReference.IsUnknown() { // the plan did not know the change set
+		m.DeletionReference = types.StringValue(strconv.Itoa(v.DeletionReference))
+	}
+	m.ContentHash = types.StringValue(v.ContentHash)
+	if m.BaseTreeID.IsUnknown() {
+		m.BaseTreeID = types.StringValue(v.BaseTree)
+	}
+	if m.Changes.IsUnknown() || m.ChangesSummary.IsUnknown() || m.ChangesCounts.IsUnknown() || m.ChangesByDirectory.IsUnknown() || m.ChangesMarkdown.IsUnknown() {
+		m.setChanges(&delivery.Plan{})
+	}
+	if m.RenderSummary.IsUnknown() {
+		m.RenderSummary = renderSummaryValue(m, summary)
+	}
+	if m.LastKnownGood.IsUnknown() { // the plan could not tell (a create): the next plan reads it
+		m.LastKnownGood = types.ObjectNull(gitopsLastKnownGoodTypes)
+	}
 }
 
 // push performs req (direct or PR mode) and fills commit_sha and the pull-request attributes of m. The

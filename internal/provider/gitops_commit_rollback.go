@@ -10,7 +10,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -208,17 +207,6 @@ func (r *GitopsCommitResource) applyDesired(ctx context.Context, m *gitopsCommit
 	return desired{files: files, known: true}, &rolled
 }
 
-// heldAtApply reports whether the apply must write nothing because a hold stands: the plan found the
-// rolled-back tree held (delivery.Planning's hold step) and planned no change, but the configuration
-// changed otherwise (rollback removed), so Terraform applies.
-func heldAtApply(ctx context.Context, m *gitopsCommitModel, private privateGetter, tree string) bool {
-	if m.ReleaseHold.ValueBool() || !gitopsKnown(m.CommitSHA) {
-		return false
-	}
-	b, _ := private.GetKey(ctx, holdKey)
-	return delivery.ParseHold(b).Holds(tree, !m.Rollback.IsNull())
-}
-
 // autoRollbackRecord is what the plan keeps for the apply of a rollback it proposed by itself (nil: none).
 func autoRollbackRecord(p *delivery.Planning) []byte {
 	if p.RolledBack == nil || !p.RolledBack.Auto {
@@ -226,18 +214,6 @@ func autoRollbackRecord(p *delivery.Planning) []byte {
 	}
 	b, _ := json.Marshal(p.RolledBack.To) // private state holds JSON
 	return b
-}
-
-// rollbackRequest names both commits in the commit message of a rollback (from: the commit it replaces).
-func rollbackRequest(req *delivery.DeliverRequest, s delivery.Resource, rolled *delivery.RolledBack, from string) {
-	if rolled == nil {
-		return
-	}
-	m := delivery.CommitMessage{Path: s.Path, Branch: s.Branch, Render: s.Render, PromotedCommitID: req.PromotedCommitID}
-	req.Apply.Describe = delivery.RollbackMessage(m, rolled.To, from)
-	if req.Title == "" && s.PullRequest != nil {
-		req.Title = fmt.Sprintf("Roll back branch %s to %s", s.Branch, rolled.To)
-	}
 }
 
 // recordHold keeps, after an apply, the hold a rollback starts, or drops it after any other change.

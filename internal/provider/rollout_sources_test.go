@@ -5,7 +5,6 @@ package provider
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 )
 
 // A read that fails with an error no rule knows is reported at the block of the source that was
@@ -43,11 +40,7 @@ func TestRolloutError_BlamesTheConfiguredSource(t *testing.T) {
 			}
 		}
 	}
-	// A source's own error is explained by it: Azure's page limit is about its subscriptions.
-	diags := rolloutError(fmt.Errorf("too many: %w", rollout.ErrTooManyClusters), "dev", azureResourceGraphSource)
-	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), "azure_resource_graph.subscriptions") {
-		t.Errorf("ErrTooManyClusters: %v", diags)
-	}
+	// A source's own errors: rollout_source_<block>_test.go.
 }
 
 // The configured block picks the source; the descriptions name every source; every source has its

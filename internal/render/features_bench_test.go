@@ -57,6 +57,7 @@ var featureCosts = []struct {
 		{"workload-schemas", nil, []string{"workload-schemas"}},
 		{"azure-app-config", nil, []string{"azure-app-config"}},
 		{"structured", nil, []string{"structured"}},
+		{"legacy-templates", nil, []string{"legacy-templates"}},
 	}},
 	{"10k", []featureCost{
 		{"nested", nil, []string{"nested"}},
@@ -71,6 +72,7 @@ var featureCosts = []struct {
 		{"workload-schemas", nil, []string{"workload-schemas"}},
 		{"azure-app-config", nil, []string{"azure-app-config"}},
 		{"structured", nil, []string{"structured"}},
+		{"legacy-templates", nil, []string{"legacy-templates"}},
 	}},
 }
 

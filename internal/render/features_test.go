@@ -34,6 +34,7 @@ func TestFeatureFleetsRender(t *testing.T) {
 		"builtin":          {"reconciler.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\n"},
 		"structured":       {"platform-config.yaml", "sidecars:\n"},
 		"azure-app-config": {"platform-config.yaml", "CLUSTER_SIZE: "},
+		"legacy-templates": {"reconciler.yaml", "  secretRef:\n    name: repo-secret\n"},
 	}
 	for _, name := range fleet.FeatureNames() {
 		t.Run(name, func(t *testing.T) {

@@ -83,6 +83,7 @@ var Features = map[string]func(*Spec){
 	"workload-schemas": func(s *Spec) { s.WorkloadSchemas = true },
 	"azure-app-config": func(s *Spec) { s.AzureAppConfig = true },
 	"structured":       func(s *Spec) { s.StructuredValues = true },
+	"legacy-templates": func(s *Spec) { s.LegacyTemplates = true },
 }
 
 // FeatureNames lists Features in a stable order.
@@ -126,7 +127,7 @@ func (s Spec) validateFeatures() []error {
 // hasFeatures reports whether any input feature is on; the HCL baseline (TFVars) knows none of them.
 func (s Spec) hasFeatures() bool {
 	return s.ConfigTemplate != "" || s.Reconciler != "" || s.BuiltinTemplates || s.ConfigSchema != "" ||
-		s.WorkloadSchemas || s.AzureAppConfig || s.StructuredValues
+		s.WorkloadSchemas || s.AzureAppConfig || s.StructuredValues || s.LegacyTemplates
 }
 
 // applyFeatures changes the generated model for the Spec's features. The order matters: values are added
@@ -254,17 +255,55 @@ func (f Fleet) templates() []struct{ name, yaml string } {
 	if f.Spec.Shape == ShapeTutorial || f.Spec.Shape == ShapeUpstream || f.Spec.Shape == ShapeCostlier || f.Spec.Reconciler == "argocd" {
 		templates = tutorialTemplates
 	}
-	if f.Spec.ConfigTemplate == "" {
-		return templates
-	}
 	out := slices.Clone(templates)
 	for i := range out {
-		if out[i].name == "configmap" {
+		switch {
+		case out[i].name == "configmap" && f.Spec.ConfigTemplate != "":
 			out[i].yaml = configTemplateYAML(f.Spec.ConfigTemplate)
+		case out[i].name == "arc-flux" && f.Spec.LegacyTemplates:
+			out[i].yaml = legacyArcFluxTemplate
 		}
 	}
 	return out
 }
+
+// legacyArcFluxTemplate is the fixture's arc-flux Template in the format kalypso-scheduler read until
+// March 2023 (Spec.LegacyTemplates): manifests are YAML objects whose string values are templates, with
+// .Repo, .Branch and .Path for the deployment target's manifests. The provider renders it as that
+// operator did and warns once that the format is deprecated.
+const legacyArcFluxTemplate = `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Template
+metadata:
+  name: arc-flux
+spec:
+  type: reconciler
+  manifests:
+    - apiVersion: source.toolkit.fluxcd.io/v1beta2
+      kind: GitRepository
+      metadata:
+        name: "{{ .DeploymentTargetName}}"
+        namespace: flux-system
+      spec:
+        interval: 30s
+        url: "{{ .Repo}}"
+        ref:
+          branch: "{{ .Branch}}"
+        secretRef:
+          name: repo-secret
+    - apiVersion: kustomize.toolkit.fluxcd.io/v1beta2
+      kind: Kustomization
+      metadata:
+        name: "{{ .DeploymentTargetName}}"
+        namespace: flux-system
+      spec:
+        interval: 30s
+        targetNamespace: "{{ .Namespace}}"
+        sourceRef:
+          kind: GitRepository
+          name: "{{ .DeploymentTargetName}}"
+        path: "{{ .Path}}"
+        prune: true
+`
 
 // configTemplateYAML is the configmap Template document of a ConfigTemplate variant. Like the fixture's,
 // it has no final newline, so it can be the last document of a stream.

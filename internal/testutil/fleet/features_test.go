@@ -39,7 +39,7 @@ func TestFeaturesKeepTheSchedule(t *testing.T) {
 				"range-config": "range $key, $value := .ConfigData", "argocd": "reconciler: argocd\n",
 				"rancher-fleet": "reconciler: rancher-fleet\n", "workload-schemas": "  configSchemas:\n",
 				"azure-app-config": "name: azure-app-config-dev\n", "config-schema": "kind: ConfigSchema\n",
-				"structured": "sidecars: |\n", "nested": templatedGreeting,
+				"structured": "sidecars: |\n", "nested": templatedGreeting, "legacy-templates": `url: "{{ .Repo}}"`,
 			}[name]
 			if want != "" && !strings.Contains(stream, want) {
 				t.Errorf("%s + %s: the documents do not hold %q", preset, name, want)

@@ -46,6 +46,7 @@ type Spec struct {
 	WorkloadSchemas  bool   // every Workload carries its own spec.configSchemas entry
 	AzureAppConfig   bool   // single-label config maps become keys of one azure-app-config map
 	StructuredValues bool   // every config map also holds map, list and list-of-maps values (deep merge)
+	LegacyTemplates  bool   // the arc-flux Template lists its manifests as YAML objects (the format before March 2023)
 }
 
 // Fleet is a generated control plane: the model, and the Kalypso YAML
