@@ -154,7 +154,7 @@ type holdRecord struct {
 
 // Marshal encodes the hold for private state.
 func (h Hold) Marshal() []byte {
-	b, _ := json.Marshal(holdRecord{Tree: h.Tree, Commit: h.Commit, To: h.To, Since: h.Since, Folders: h.Folders})
+	b, _ := json.Marshal(holdRecord(h))
 	return b
 }
 
@@ -164,7 +164,8 @@ func ParseHold(b []byte) *Hold {
 	if len(b) == 0 || json.Unmarshal(b, &m) != nil || m.Tree == "" {
 		return nil
 	}
-	return &Hold{Tree: m.Tree, Commit: m.Commit, To: m.To, Since: m.Since, Folders: m.Folders}
+	h := Hold(m)
+	return &h
 }
 
 // Holds reports whether h holds back tree: the tree it rolled back, while no rollback is configured.
