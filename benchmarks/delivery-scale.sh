@@ -14,7 +14,8 @@
 #   REFS="8c50a04 main" benchmarks/delivery-scale.sh               # with the build before issue 34's item 3
 #   SIZES=scale-300k REFS=main benchmarks/delivery-scale.sh        # the headline figures only
 #
-# Each build's raw outputs stay in WORK_DIR/<ref>/out (compare.sh's delivery.csv, phases.csv, delivery.md).
+# Each build's raw outputs stay in WORK_DIR/<commit>/out (compare.sh's delivery.csv, phases.csv,
+# delivery.md); a later run with the same SIZES reuses them instead of measuring that commit again.
 # Environment: REFS (default "main"), SIZES (default "1k 10k 86k scale-300k"), REPLANS (default 3),
 # WORK_DIR (default /tmp/kalypso-delivery-scale), OUT_DIR (default benchmarks/results).
 set -euo pipefail
@@ -32,17 +33,26 @@ phases=$OUT_DIR/delivery-scale-phases.csv
 first=1
 for ref in $REFS; do
 	sha=$(git rev-parse --short=12 "$ref^{commit}")
-	echo "==> $ref ($sha)" >&2
-	STEPS=delivery DELIVERY_SIZES="$SIZES" SMALL_CHANGE_SIZES= DELIVERY_PER_CT_SIZES= REPLANS=${REPLANS:-3} \
-		PROVIDER_REF="$sha" WORK_DIR="$WORK_DIR/$ref/work" OUT_DIR="$WORK_DIR/$ref/out" bash benchmarks/compare.sh >"$WORK_DIR/$ref.log" 2>&1 ||
-		{ tail -20 "$WORK_DIR/$ref.log" >&2; exit 1; }
+	run_dir=$WORK_DIR/$sha
+	# A build's finished run of the same sizes is kept: a scale-300k run takes minutes.
+	if [ -f "$run_dir/out/delivery.csv" ] && [ "$(cat "$run_dir/sizes" 2>/dev/null)" = "$SIZES" ]; then
+		echo "==> $ref ($sha): the run in $run_dir/out" >&2
+	else
+		echo "==> $ref ($sha)" >&2
+		rm -rf "$run_dir"
+		mkdir -p "$run_dir"
+		STEPS=delivery DELIVERY_SIZES="$SIZES" SMALL_CHANGE_SIZES= DELIVERY_PER_CT_SIZES= REPLANS=${REPLANS:-3} \
+			PROVIDER_REF="$sha" WORK_DIR="$run_dir/work" OUT_DIR="$run_dir/out" bash benchmarks/compare.sh >"$run_dir/log" 2>&1 ||
+			{ tail -20 "$run_dir/log" >&2; exit 1; }
+		echo "$SIZES" >"$run_dir/sizes"
+	fi
 	if [ $first = 1 ]; then
-		head -1 "$WORK_DIR/$ref/out/delivery.csv" | sed 's/^/build,/' >"$csv"
-		head -1 "$WORK_DIR/$ref/out/phases.csv" | sed 's/^/build,/' >"$phases"
+		head -1 "$run_dir/out/delivery.csv" | sed 's/^/build,/' >"$csv"
+		head -1 "$run_dir/out/phases.csv" | sed 's/^/build,/' >"$phases"
 		first=0
 	fi
-	tail -n +2 "$WORK_DIR/$ref/out/delivery.csv" | sed "s/^/$ref ($sha),/" >>"$csv"
-	tail -n +2 "$WORK_DIR/$ref/out/phases.csv" | sed "s/^/$ref ($sha),/" >>"$phases"
+	tail -n +2 "$run_dir/out/delivery.csv" | sed "s/^/$ref ($sha),/" >>"$csv"
+	tail -n +2 "$run_dir/out/phases.csv" | sed "s/^/$ref ($sha),/" >>"$phases"
 done
 
 {

@@ -23,6 +23,7 @@ targets=(
   "./internal/model FuzzFastPathDecodes"
   "./internal/templating FuzzExecMemo"
   "./internal/windows FuzzParseSchedule"
+  "./internal/gitrepo FuzzFixedFlate"
 )
 
 for entry in "${targets[@]}"; do

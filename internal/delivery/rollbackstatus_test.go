@@ -101,3 +101,41 @@ func TestPlanLastKnownGood_WavesAndTheRolloutAfterTheRollback(t *testing.T) {
 		t.Errorf("after a report on the rollback:\n%s", got)
 	}
 }
+
+// historyAfterRollback finds the folders' last changes as lastChanges would in the history the next plan
+// reads: the rollback's commit on top, at most limit commits. A folder the whole history read holds alike
+// changed before it (absent), unless the history reaches the first commit.
+func TestHistoryAfterRollback(t *testing.T) {
+	t.Parallel()
+	entry := func(content string) gitrepo.Entry {
+		return gitrepo.Entry{Hash: gitrepo.BlobID([]byte(content)), Mode: 0o100644}
+	}
+	before := &gitrepo.Inspection{Managed: map[string]gitrepo.Entry{"drone/a": entry("2"), "large/a": entry("2"), "east/a": entry("1")}}
+	after := branchAfterRollback(before, map[string][]byte{"drone/a": []byte("2"), "large/a": []byte("1"), "east/a": []byte("1"), "new/a": []byte("1")})
+	history := []rollout.Commit{{SHA: "c3"}, {SHA: "c2"}, {SHA: "c1"}}
+	for _, c := range []struct {
+		name     string
+		changed  map[string]int
+		limit    int
+		complete bool
+		want     string
+	}{
+		{"complete history", map[string]int{"drone": 1, "large": 0, "east": 2}, 10, true, "drone=2 east=3 large=0 new=0 (4 commits)"},
+		{"east older than the history read", map[string]int{"drone": 1, "large": 0}, 10, false, "drone=2 large=0 new=0 (4 commits)"},
+		{"the oldest commit falls out of the limit", map[string]int{"drone": 1, "large": 0, "east": 2}, 3, true, "large=0 new=0 (3 commits)"},
+		{"a one-commit history", map[string]int{"drone": 0, "large": 0, "east": 0}, 1, true, "(1 commits)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, changed := historyAfterRollback(rollout.WaveInput{History: history, Changed: c.changed}, c.limit, c.complete, before, after, time.Time{})
+			var s []string
+			for _, ct := range []string{"drone", "east", "large", "new"} {
+				if i, ok := changed[ct]; ok {
+					s = append(s, fmt.Sprintf("%s=%d", ct, i))
+				}
+			}
+			if out := strings.TrimSpace(strings.Join(s, " ") + fmt.Sprintf(" (%d commits)", len(got))); out != c.want || got[0].SHA != rollbackCommit {
+				t.Errorf("got %s (head %s), want %s", out, got[0].SHA, c.want)
+			}
+		})
+	}
+}

@@ -53,7 +53,8 @@ const (
 //   - rollback: with rollback, the desired files are those a commit of the branch held (rollback.go);
 //   - render: the desired files (the render, or the files), unless a rollback set them;
 //   - waves: with a rollout, the wave this apply writes, and the desired files narrowed to it (waves.go);
-//   - last_known_good: with a rollout, the newest commit every expected cluster reported healthy (lastknowngood.go);
+//   - last_known_good: with a rollout, the newest commit every expected cluster reported healthy, and each
+//     wave's (lastknowngood.go); a halted rollout's automatic rollback (rollback.go, rollbackstatus.go);
 //   - inspect: the change set against the branch;
 //   - hold: while a rollback's hold stands and the configuration renders the tree it rolled back, nothing
 //     is written (rollback.go);

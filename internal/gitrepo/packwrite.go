@@ -26,8 +26,9 @@ import (
 // filesystem PackfileWriter then builds the index by parsing the pack it has just written: together
 // about 20 s of a first apply for the 86k preset. Here every object is known in memory, so the pack is
 // written directly: undeltified entries (finding deltas costs more than it saves for distinct small
-// files), zlib at BestSpeed with one writer per goroutine, compressed in parallel and written in order,
-// and the version 2 index built from the offsets and CRC-32s recorded on the way.
+// files), zlib at BestSpeed with one writer per goroutine (small blobs with fixed Huffman codes,
+// fixedflate.go), compressed in parallel and written in order, and the version 2 index built from the
+// offsets and CRC-32s recorded on the way.
 
 // packBatch is the number of objects one goroutine compresses at a time: large enough that handing
 // batches around costs nothing, small enough that every core has work till the end.
@@ -97,6 +98,8 @@ type entryCompressor struct {
 	zw     *zlib.Writer
 	stored *zlib.Writer // trees' writer, without compression
 	level  int
+	fixed  fixedFlater // small blobs' writer at BestSpeed (fixedflate.go)
+	buf    []byte
 }
 
 func (c *entryCompressor) batch(objs []plumbing.EncodedObject) *compressedBatch {
@@ -144,6 +147,11 @@ func (c *entryCompressor) entry(o plumbing.EncodedObject, hdr []byte) error {
 		*zw, _ = zlib.NewWriterLevel(&c.out, level) // the level is one of zlib's: no error
 	} else {
 		(*zw).Reset(&c.out)
+	}
+	if level == zlib.BestSpeed && o.Type() == plumbing.BlobObject && content != nil && len(content) <= fixedFlateMax {
+		c.buf = c.fixed.appendZlib(c.buf[:0], content)
+		c.out.Write(c.buf)
+		return nil
 	}
 	if content != nil || size == 0 {
 		if _, err := (*zw).Write(content); err != nil {

@@ -70,10 +70,24 @@ func stageVariety(t *testing.T, st *stagingStorer, parent plumbing.Hash) plumbin
 	for i := 0; i < 300; i++ { // enough objects for several compression batches
 		sub[fmt.Sprintf("manifest-%03d.yaml", i)] = []byte(fmt.Sprintf("kind: ConfigMap\nmetadata:\n  name: cm-%d\n", i))
 	}
+	// Around the largest blob written with fixed Huffman codes (fixedflate.go), as a desired tree's blobs.
+	for _, n := range []int{fixedFlateMax - 1, fixedFlateMax, fixedFlateMax + 1} {
+		sub[fmt.Sprintf("fixed-%d.yaml", n)] = []byte(strings.Repeat("key: value\n", n/11+1)[:n])
+	}
+	sub["fixed-random.bin"] = random[:4000]
+	// The desired tree's blobs are knownObjects (written with fixed codes up to fixedFlateMax), the others
+	// MemoryObjects (compress/flate).
+	known := func(c []byte) (plumbing.Hash, error) {
+		return st.SetEncodedObject(&knownObject{hash: plumbing.ComputeHash(plumbing.BlobObject, c), typ: plumbing.BlobObject, content: c})
+	}
 	tree := func(files map[string][]byte, dirs map[string]plumbing.Hash) plumbing.Hash {
 		var entries []object.TreeEntry
 		for name, c := range files {
-			h, err := storeBlob(st, c)
+			store := func(c []byte) (plumbing.Hash, error) { return storeBlob(st, c) }
+			if dirs == nil {
+				store = known
+			}
+			h, err := store(c)
 			if err != nil {
 				t.Fatal(err)
 			}

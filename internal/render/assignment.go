@@ -215,6 +215,7 @@ type assignmentJob struct {
 	stop        *model.Diagnostic
 	validated   sync.Map // validationKey -> *platformconfig.Violation
 	instances   sync.Map // composed config key -> *platformconfig.Instance, converted once for all its schemas
+	legacy      sync.Map // *model.Template -> its objects rewritten by legacyText (legacyObjects)
 	holderCache sync.Map // holdersKey -> []platformconfig.Holder
 	docIssues   sync.Map // docIssueKey -> *docIssueTally
 	// nonStrings holds the reports of each ConfigMap data section (nonStringReports), at most
@@ -545,7 +546,7 @@ func (s *assignmentRender) execute(use templateUse, tmpl *model.Template, data *
 	var shapes []templating.Shape
 	var err error
 	if len(tmpl.Spec.Objects) > 0 {
-		out, err = executeObjects(j.engine.templates, tmpl.Spec.Objects, data, lim)
+		out, err = executeObjects(j.engine.templates, j.execMemo, j.legacyObjects(tmpl), data, lim)
 		shapes = make([]templating.Shape, len(out)) // no memo: each text is checked
 	} else {
 		out, shapes, err = j.engine.templates.ExecuteAllMemo(j.execMemo, tmpl.Spec.Manifests, data, lim)

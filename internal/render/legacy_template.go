@@ -39,11 +39,12 @@ func legacyText(text string) string {
 }
 
 // executeObjects renders the object manifests of a Template in the format before March 2023: one YAML
-// document per object, never dropped.
-func executeObjects(engine *templating.Engine, objects []map[string]interface{}, data *templating.Data, lim templating.Limits) ([]string, error) {
+// document per object, never dropped. objects are the Template's with their string values rewritten by
+// legacyText (legacyObjects); each string value is executed through memo, as string manifests are.
+func executeObjects(engine *templating.Engine, memo *templating.ExecMemo, objects []map[string]interface{}, data *templating.Data, lim templating.Limits) ([]string, error) {
 	out := make([]string, 0, len(objects))
 	for i, obj := range objects {
-		rendered, err := executeObject(engine, obj, data, lim)
+		rendered, err := executeObject(engine, memo, obj, data, lim)
 		if err != nil {
 			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
 		}
@@ -57,7 +58,7 @@ func executeObjects(engine *templating.Engine, objects []map[string]interface{},
 }
 
 // executeObject is a copy of m whose string values, in m and in the mappings below it, are executed.
-func executeObject(engine *templating.Engine, m map[string]interface{}, data *templating.Data, lim templating.Limits) (map[string]interface{}, error) {
+func executeObject(engine *templating.Engine, memo *templating.ExecMemo, m map[string]interface{}, data *templating.Data, lim templating.Limits) (map[string]interface{}, error) {
 	out := make(map[string]interface{}, len(m))
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -67,13 +68,13 @@ func executeObject(engine *templating.Engine, m map[string]interface{}, data *te
 	for _, k := range keys {
 		switch v := m[k].(type) {
 		case map[string]interface{}:
-			r, err := executeObject(engine, v, data, lim)
+			r, err := executeObject(engine, memo, v, data, lim)
 			if err != nil {
 				return nil, err
 			}
 			out[k] = r
 		case string:
-			r, err := engine.ExecuteLimited(legacyText(v), data, lim)
+			r, err := engine.ExecuteMemo(memo, v, data, lim)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
@@ -83,6 +84,37 @@ func executeObject(engine *templating.Engine, m map[string]interface{}, data *te
 		}
 	}
 	return out, nil
+}
+
+// legacyObjects returns objects with every string value that executeObject executes rewritten by
+// legacyText, once per render and Template: rewriting them for each assignment (a regular expression per
+// value) was a twentieth of the render of a fleet on such a Template (issue 34).
+func (j *assignmentJob) legacyObjects(t *model.Template) []map[string]interface{} {
+	if v, ok := j.legacy.Load(t); ok {
+		return v.([]map[string]interface{}) //nolint:forcetypeassert // legacy only ever holds the rewritten objects
+	}
+	out := make([]map[string]interface{}, len(t.Spec.Objects))
+	for i, obj := range t.Spec.Objects {
+		out[i] = rewriteObject(obj)
+	}
+	v, _ := j.legacy.LoadOrStore(t, out)
+	return v.([]map[string]interface{}) //nolint:forcetypeassert // as above
+}
+
+// rewriteObject is a copy of m whose string values, in m and in the mappings below it, are legacyText's.
+func rewriteObject(m map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(m))
+	for k, v := range m {
+		switch v := v.(type) {
+		case map[string]interface{}:
+			out[k] = rewriteObject(v)
+		case string:
+			out[k] = legacyText(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // manifestTemplates are the template texts of each of t's manifests: the manifest itself, or the string

@@ -294,6 +294,13 @@ func (e *Engine) ExecuteAllMemo(memo *ExecMemo, manifests []string, data *Data, 
 	return out, shapes, nil
 }
 
+// ExecuteMemo is ExecuteLimited through memo (nil: none), for one text whose output is kept even when
+// empty: the Templates in the format before March 2023 execute each string value of their objects so.
+func (e *Engine) ExecuteMemo(memo *ExecMemo, text string, data *Data, lim Limits) (string, error) {
+	out, _, err := e.executeMemo(memo, text, data, lim)
+	return out, err
+}
+
 // executeMemo is ExecuteLimited through memo.
 func (e *Engine) executeMemo(memo *ExecMemo, text string, data *Data, lim Limits) (string, Shape, error) {
 	parsed := e.parse(text)
