@@ -396,10 +396,10 @@ func (v *tfValues) rows(ctx context.Context, rows []fleetstatus.Row) tftypes.Val
 }
 
 func (v *tfValues) comparisons(ctx context.Context, cmps []fleetstatus.EnvironmentDiff) tftypes.Value {
-	typ := types.ObjectType{AttrTypes: fleetComparisonTypes}.TerraformType(ctx).(tftypes.Object)
-	folderList := typ.AttributeTypes["differing"].(tftypes.List)
-	folderType := folderList.ElementType.(tftypes.Object)
-	fileList := folderType.AttributeTypes["files"].(tftypes.List)
+	typ := types.ObjectType{AttrTypes: fleetComparisonTypes}.TerraformType(ctx)
+	folderType := types.ObjectType{AttrTypes: fleetFolderDiffTypes}.TerraformType(ctx)
+	folderList := tftypes.List{ElementType: folderType}
+	fileList := tftypes.List{ElementType: types.ObjectType{AttrTypes: fleetFileDiffTypes}.TerraformType(ctx)}
 	out := make([]tftypes.Value, len(cmps))
 	for i, c := range cmps {
 		folders := make([]tftypes.Value, len(c.Differing))
