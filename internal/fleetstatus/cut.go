@@ -9,9 +9,10 @@ import (
 )
 
 // DefaultMaxItems bounds each long list of a status that goes into Terraform's state (Bounded): a fleet of
-// 3 environments × 86,400 folders is 259,200 rows, and a state of that size costs Terraform tens of seconds
-// per plan. The Markdown summary and the HTML page cover the whole status either way.
-const DefaultMaxItems = 10000
+// 3 environments × 86,400 folders is 259,200 rows, and every element costs Terraform and the provider
+// about 0.1 ms of CPU per plan each (BENCHMARKS.md, issue 33): 10,000 per list already took the plan of
+// that fleet past 5 s. The Markdown summary and the HTML page cover the whole status either way.
+const DefaultMaxItems = 1000
 
 // Bounded is the status with at most limit rows, limit clusters and limit differing folders per comparison (the
 // first ones, in their order), and a line that says what was cut ("" when nothing was). Counts (rows and

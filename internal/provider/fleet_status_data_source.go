@@ -190,11 +190,11 @@ func (d *FleetStatusDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 			"max_items": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: fmt.Sprintf("At most this many elements in `rows`, in `clusters` and in each comparison's `differing` (the first ones, in "+
 					"their order); `truncated` says what was left out. The counts (`environment_status`, `drift_count`, `same`), `markdown` and `html` cover the whole fleet. "+
-					"Every element is an object in Terraform's state, which costs each plan about a second per 20,000 of them "+
+					"Every element is an object in Terraform's state that each plan sends, decodes and stores: about 0.1 ms of CPU each in Terraform and as much in the provider "+
 					"(see the [fleet status guide](../guides/fleet-status.md#large-fleets)). Defaults to %d.", fleetstatus.DefaultMaxItems),
 				Validators: []validator.Int64{int64validator.Between(0, 1000000)},
 			},
-			"truncated": str("What `max_items` left out, as one line (`Cut to 10000 items per list: rows: 10000 of 259200; …`); empty when nothing was."),
+			"truncated": str("What `max_items` left out, as one line (`Cut to 1000 items per list: rows: 1000 of 259200; …`); empty when nothing was."),
 			"render_html": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "Fill `html` with the status as one self-contained page. Defaults to `false`.",
 			},
@@ -326,7 +326,7 @@ func (d *FleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	resp.Diagnostics.Append(setFleetState(ctx, &resp.State, &data, st)...)
 }
 
-// setFleetState sets the state to data with the status's rows and clusters, which are built as Terraform
+// setFleetState sets the state to data with the status's rows, clusters and comparisons, which are built as Terraform
 // values directly: no reflection, each attribute type computed once, repeated strings and numbers made
 // once. A fleet's rows are hundreds of thousands of objects.
 func setFleetState(ctx context.Context, state *tfsdk.State, data *FleetStatusModel, st *fleetstatus.Status) diag.Diagnostics {
@@ -342,6 +342,7 @@ func setFleetState(ctx context.Context, state *tfsdk.State, data *FleetStatusMod
 	v := newTFValues()
 	attrs["rows"] = v.rows(ctx, st.Rows)
 	attrs["clusters"] = v.clusters(ctx, st.Clusters)
+	attrs["comparisons"] = v.comparisons(ctx, st.Comparisons)
 	state.Raw = tftypes.NewValue(state.Raw.Type(), attrs)
 	return diags
 }
@@ -389,6 +390,31 @@ func (v *tfValues) rows(ctx context.Context, rows []fleetstatus.Row) tftypes.Val
 			"changed_at": v.str(rfc3339(r.ChangedAt)), "age_seconds": v.num(age), "state": v.str(string(r.State)),
 			"clusters": v.num(int64(r.Clusters)), "succeeded": v.num(int64(r.Succeeded)), "failed": v.num(int64(r.Failed)),
 			"pending": v.num(int64(r.Pending)), "reporting": v.num(int64(r.Reporting)),
+		})
+	}
+	return tftypes.NewValue(tftypes.List{ElementType: typ}, out)
+}
+
+func (v *tfValues) comparisons(ctx context.Context, cmps []fleetstatus.EnvironmentDiff) tftypes.Value {
+	typ := types.ObjectType{AttrTypes: fleetComparisonTypes}.TerraformType(ctx)
+	folderType := types.ObjectType{AttrTypes: fleetFolderDiffTypes}.TerraformType(ctx)
+	folderList := tftypes.List{ElementType: folderType}
+	fileList := tftypes.List{ElementType: types.ObjectType{AttrTypes: fleetFileDiffTypes}.TerraformType(ctx)}
+	out := make([]tftypes.Value, len(cmps))
+	for i, c := range cmps {
+		folders := make([]tftypes.Value, len(c.Differing))
+		for j, f := range c.Differing {
+			files := make([]tftypes.Value, len(f.Files))
+			for k, fd := range f.Files {
+				files[k] = tftypes.NewValue(fileList.ElementType, map[string]tftypes.Value{"path": v.str(fd.Path), "change": v.str(fd.Change)})
+			}
+			folders[j] = tftypes.NewValue(folderType, map[string]tftypes.Value{
+				"cluster_type": v.str(f.ClusterType), "deployment_target": v.str(f.DeploymentTarget), "only": v.str(f.Only),
+				"from_version": v.str(f.FromVersion), "to_version": v.str(f.ToVersion), "files": tftypes.NewValue(fileList, files),
+			})
+		}
+		out[i] = tftypes.NewValue(typ, map[string]tftypes.Value{
+			"from": v.str(c.From), "to": v.str(c.To), "same": v.num(int64(c.Same)), "differing": tftypes.NewValue(folderList, folders),
 		})
 	}
 	return tftypes.NewValue(tftypes.List{ElementType: typ}, out)
@@ -588,31 +614,12 @@ func (m *FleetStatusModel) fill(st *fleetstatus.Status) {
 		}))
 	}
 	m.EnvironmentStatus = types.ListValueMust(types.ObjectType{AttrTypes: fleetEnvStatusTypes}, envs)
-	// rows and clusters are built as Terraform values directly (fleetRowsValue, fleetClustersValue) and put
-	// into the state by setFleetState: at the scale of a fleet, the framework's conversion of 259,200
-	// objects was most of a plan's time.
+	// rows, clusters and comparisons are built as Terraform values directly (tfValues) and put into the
+	// state by setFleetState: at the scale of a fleet, the framework's conversion of 259,200 rows was most
+	// of a plan's time.
 	m.Rows = types.ListNull(types.ObjectType{AttrTypes: fleetRowTypes})
 	m.Clusters = types.ListNull(types.ObjectType{AttrTypes: fleetClusterTypes})
-	cmps := make([]attr.Value, 0, len(st.Comparisons))
-	for _, c := range st.Comparisons {
-		folders := make([]attr.Value, 0, len(c.Differing))
-		for _, f := range c.Differing {
-			files := make([]attr.Value, 0, len(f.Files))
-			for _, fd := range f.Files {
-				files = append(files, types.ObjectValueMust(fleetFileDiffTypes, map[string]attr.Value{"path": types.StringValue(fd.Path), "change": types.StringValue(fd.Change)}))
-			}
-			folders = append(folders, types.ObjectValueMust(fleetFolderDiffTypes, map[string]attr.Value{
-				"cluster_type": types.StringValue(f.ClusterType), "deployment_target": types.StringValue(f.DeploymentTarget), "only": types.StringValue(f.Only),
-				"from_version": types.StringValue(f.FromVersion), "to_version": types.StringValue(f.ToVersion),
-				"files": types.ListValueMust(types.ObjectType{AttrTypes: fleetFileDiffTypes}, files),
-			}))
-		}
-		cmps = append(cmps, types.ObjectValueMust(fleetComparisonTypes, map[string]attr.Value{
-			"from": types.StringValue(c.From), "to": types.StringValue(c.To), "same": i64(c.Same),
-			"differing": types.ListValueMust(types.ObjectType{AttrTypes: fleetFolderDiffTypes}, folders),
-		}))
-	}
-	m.Comparisons = types.ListValueMust(types.ObjectType{AttrTypes: fleetComparisonTypes}, cmps)
+	m.Comparisons = types.ListNull(types.ObjectType{AttrTypes: fleetComparisonTypes})
 	m.DriftCount = i64(st.Drift)
 	metrics := make([]attr.Value, 0, len(st.Metrics))
 	for _, x := range st.Metrics {
