@@ -216,12 +216,8 @@ func autoRollbackRecord(p *delivery.Planning) []byte {
 	return b
 }
 
-// recordHold keeps, after an apply, the hold a rollback starts, or drops it after any other change.
-func (r *GitopsCommitResource) recordHold(ctx context.Context, rolled *delivery.RolledBack, prior *gitopsCommitModel, private privateSetter, diags *diag.Diagnostics) {
-	var h *delivery.Hold
-	if prior != nil {
-		h = delivery.HoldAfter(rolled, prior.ContentHash.ValueString(), prior.CommitSHA.ValueString(), r.data.Now())
-	}
+// recordHold keeps, after an apply, the hold the apply leaves (delivery.Applying.HoldAfter; nil: none).
+func (r *GitopsCommitResource) recordHold(ctx context.Context, h *delivery.Hold, private privateSetter, diags *diag.Diagnostics) {
 	var b []byte
 	if h != nil {
 		b = h.Marshal()
