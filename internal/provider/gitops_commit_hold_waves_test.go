@@ -78,7 +78,7 @@ func testHoldPerWave(t *testing.T, bin string) {
 	if code != 0 {
 		t.Errorf("the plan after the rollback is not empty (exit %d):\n%s", code, out)
 	}
-	expectOutput(t, "the held plan", out, `Warning: Held after a rollback`, `was rolled back to commit\s+`+c2[:12], `content that failed in\s+drone,\s+large`)
+	expectOutput(t, "the held plan", out, `Warning: Held after a rollback`, `was rolled back to commit\s+`+c2[:12], `content that failed in\s+drone,\s+large`, `this apply writes nothing of wave canary`)
 	out = r.tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")
 	if !strings.Contains(out, "0 added, 0 changed, 0 destroyed") {
 		t.Errorf("the held plan's apply changed something:\n%s", out)
