@@ -70,8 +70,17 @@ func builtProvider(t *testing.T) string {
 	return providerBuild.dir
 }
 
-// TestMain removes the shared provider build (builtProvider) after the tests.
+// TestMain gives the terraform and provider processes the tests start GOGC=400 unless GOGC is set, as
+// internal/provider's TestMain does (gcPercent: short-lived processes spend much of their CPU collecting
+// garbage, and these tests run while the other packages' test binaries compile), and removes the shared
+// provider build (builtProvider) after the tests.
 func TestMain(m *testing.M) {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		if err := os.Setenv("GOGC", "400"); err != nil {
+			fmt.Fprintln(os.Stderr, "setting GOGC:", err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	if providerBuild.dir != "" {
 		_ = os.RemoveAll(providerBuild.dir)

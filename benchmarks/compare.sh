@@ -432,7 +432,7 @@ phases="$OUT_DIR/phases.csv"
 step delivery || { delivery="$WORK_DIR/delivery.csv"; small="$WORK_DIR/small-change.csv"; phases="$WORK_DIR/phases.csv"; }
 if step delivery; then
   echo "size,pattern,change,change_plan_apply_s,refresh_s,render_s,store_keep_s,store_load_s,diff_s,write_s,push_s,provider_other_s,outside_provider_s,load_at_start" >"$phases"
-  echo "size,pattern,change,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start,empty_replans_s,empty_replan_median_s,provider_cpu_s_first_apply,terraform_cpu_s_first_apply" >"$delivery"
+  echo "size,pattern,change,assignments,files_in_repo,first_apply_s,empty_replan_s,change_plan_s,change_apply_s,change_plan_apply_s,replan_after_change,state_mib,terraform_rss_mib,provider_rss_mib,rss_sum_mib,terraform_cpu_s_change,provider_cpu_s_change,commits_first_apply,commits_change,load_at_start,empty_replans_s,empty_replan_median_s,provider_cpu_s_first_apply" >"$delivery"
   echo "size,assignments,render_change_plan_s,hcl_plan_s,hcl_over_render,load_at_start" >"$small"
 fi
 
@@ -499,7 +499,7 @@ deliver() {
       outside = (t == "-") ? "-" : sprintf("%.2f", t - r - pm - ap)
       printf "%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s", r, rn, k, l, d, dl - p, p, inside, outside}')
   echo "$size,$pattern,$change,$total,$split,$load" | tee -a "$phases"
-  echo "$size,$pattern,$change,$(($(expected "$size") + added)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load,$replans,$(echo "$replans" | tr ' ' '\n' | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'),$(cpu_sum "$WORK_DIR/provtime/$id"-first/*),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-first.time) $(cpu_sum "$WORK_DIR/provtime/$id"-first/*)" | awk '{printf "%.2f", $1 - $2}')" | tee -a "$delivery"
+  echo "$size,$pattern,$change,$(($(expected "$size") + added)),$files,$(ok_or "$id-first" 0),$(ok_or "$id-replan" 0),$(ok_or "$id-change-plan" 0),$(ok_or "$id-change-apply" 0),$total,$replan2,$state_mib,$tf_rss,$prov_rss,$((tf_rss + prov_rss)),$(echo "$(cpu_sum "$WORK_DIR/logs/$id"-change-*.time) $(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*)" | awk '{printf "%.2f", $1 - $2}'),$(cpu_sum "$WORK_DIR/provtime/$id"-change-*/*),$commits_first,$commits_change,$load,$replans,$(echo "$replans" | tr ' ' '\n' | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'),$(cpu_sum "$WORK_DIR/provtime/$id"-first/*)" | tee -a "$delivery"
 }
 
 if step delivery; then

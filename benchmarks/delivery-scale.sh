@@ -58,12 +58,12 @@ done
 {
 	echo "Render-mode delivery at scale: finished $(date -u +%FT%TZ), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(terraform version | head -1)."
 	echo
-	echo "| build | fleet | assignments | files | first apply s | first apply: provider + terraform CPU s | empty re-plan median s | change: plan s | change: apply s | change s | change: provider + terraform CPU s | re-plan after | peak RSS terraform + provider MiB | load at start |"
+	echo "| build | fleet | assignments | files | first apply s | first apply: provider CPU s | empty re-plan median s | change: plan s | change: apply s | change s | change: provider + terraform CPU s | re-plan after | peak RSS terraform + provider MiB | load at start |"
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
 	# delivery.csv, after the build column: size pattern change assignments files first replan plan apply
 	# total replan2 state tf_rss prov_rss rss_sum tf_cpu prov_cpu commits commits load replans median
-	# prov_cpu_first tf_cpu_first
-	tail -n +2 "$csv" | awk -F, '{printf "| %s | `%s` | %s | %s | %s | %s + %s | %s | %s | %s | %s | %s + %s | %s | %s (%s + %s) | %s |\n", $1, $2, $5, $6, $7, $24, $25, $23, $9, $10, $11, $18, $17, $12, $16, $14, $15, $21}'
+	# prov_cpu_first (terraform's own CPU is left out: its rusage holds the providers only when it reaped them)
+	tail -n +2 "$csv" | awk -F, '{printf "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s + %s | %s | %s (%s + %s) | %s |\n", $1, $2, $5, $6, $7, $24, $23, $9, $10, $11, $18, $17, $12, $16, $14, $15, $21}'
 	echo
 	echo "Where the change's time went (seconds, both provider processes; outside = terraform, the framework, start-up):"
 	echo
@@ -73,24 +73,32 @@ done
 } | tee "$OUT_DIR/delivery-scale.md"
 
 last=${REFS##* }
-awk -F, -v b="$last" 'NR > 1 && index($1, b " (") == 1 && $7 + 0 > 0 {print $5, $7, $11, $23, $2}' "$csv" | sort -n >"$WORK_DIR/series.dat"
+awk -F, -v b="$last" 'NR > 1 && index($1, b " (") == 1 && $7 + 0 > 0 {print $5, $7, $11, $23, $2, $24, $18}' "$csv" | sort -n >"$WORK_DIR/series.dat"
 if command -v gnuplot >/dev/null && [ -s "$WORK_DIR/series.dat" ]; then
-	read -r x0 y0 _ <"$WORK_DIR/series.dat"
+	read -r x0 y0 _ _ _ c0 _ <"$WORK_DIR/series.dat"
 	gnuplot <<EOF
-set terminal pngcairo size 900,600 font ",11"
+set terminal pngcairo size 1400,600 font ",11"
 set output "$OUT_DIR/delivery-scale-300k.png"
 set termoption noenhanced
-set title "render mode, one kalypso_gitops_commit, build $last ($(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg))"
+set multiplot layout 1,2 title "render mode, one kalypso_gitops_commit, build $last ($(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg))"
 set logscale xy
 set grid
 set key top left
 set xlabel "assignments"
 set ylabel "wall seconds"
+set title "wall time"
 plot "$WORK_DIR/series.dat" using 1:2 with linespoints title "first apply", \\
      "" using 1:3 with linespoints title "change: plan -out + apply", \\
      "" using 1:4 with linespoints title "empty re-plan (median)", \\
      "" using 1:2:5 with labels offset 0,1 notitle, \\
      [$x0:400000] x * $y0 / $x0 dashtype 2 lc rgb "gray" title "linear (slope 1) from the first apply"
+set ylabel "provider CPU seconds (user + system)"
+set title "provider CPU time"
+plot "$WORK_DIR/series.dat" using 1:6 with linespoints title "first apply", \\
+     "" using 1:7 with linespoints title "change: plan -out + apply", \\
+     "" using 1:6:5 with labels offset 0,1 notitle, \\
+     [$x0:400000] x * $c0 / $x0 dashtype 2 lc rgb "gray" title "linear (slope 1) from the first apply"
+unset multiplot
 EOF
 fi
 echo "==> wrote $csv, $phases, $OUT_DIR/delivery-scale.md$( [ -f "$OUT_DIR/delivery-scale-300k.png" ] && echo ", $OUT_DIR/delivery-scale-300k.png")" >&2

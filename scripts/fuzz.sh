@@ -26,20 +26,23 @@ targets=(
   "./internal/gitrepo FuzzFixedFlate"
 )
 
+raced=()
 for entry in "${targets[@]}"; do
   read -r pkg name <<<"$entry"
   echo "== fuzz ${name} (${pkg}) for ${secs}s"
-  # Go's fuzz coordinator can fail with a bare "context deadline exceeded" when -fuzztime ends while a
-  # worker is mid-input on a loaded machine; that failure saves no input. Retry once in that case only:
-  # a real crash or hang writes its input under testdata/fuzz and fails at once.
+  # Go 1.26's fuzz coordinator can end a run that reached -fuzztime with a bare "context deadline exceeded"
+  # (golang/go#75804, fixed in Go 1.27): the deadline reaches the coordinator before its workers, and a worker's
+  # shutdown is reported as a failure. That run fuzzed for its whole budget and saved no input, so it counts as
+  # passed, and says so. A real crash or hang writes its input under testdata/fuzz and fails at once.
   corpus="${pkg#./}/testdata/fuzz/${name}"
   before=$({ ls "$corpus" 2>/dev/null || true; } | wc -l)
   log=$(mktemp)
   if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="${secs}s" "$pkg" 2>&1 | tee "$log"; then
     after=$({ ls "$corpus" 2>/dev/null || true; } | wc -l)
-    if grep -q 'context deadline exceeded' "$log" && [ "$before" -eq "$after" ]; then
-      echo "== ${name}: coordinator deadline without a failing input; retrying once"
-      go test -run='^$' -fuzz="^${name}\$" -fuzztime="${secs}s" "$pkg"
+    if [ "$(tail -n 4 "$log" | grep -c 'context deadline exceeded')" -eq 1 ] && [ "$before" -eq "$after" ] &&
+      ! grep -q -e '^panic:' -e 'Failing input written' -e 'fuzzing process hung' "$log"; then
+      echo "== ${name}: ran its ${secs}s; ended by Go's coordinator deadline race (golang/go#75804), no failing input"
+      raced+=("$name")
     else
       rm -f "$log"
       exit 1
@@ -47,4 +50,4 @@ for entry in "${targets[@]}"; do
   fi
   rm -f "$log"
 done
-echo "== all fuzz targets passed (${#targets[@]} x ${secs}s)"
+echo "== all fuzz targets passed (${#targets[@]} x ${secs}s${raced:+; ended by the coordinator race: ${raced[*]}})"

@@ -117,6 +117,10 @@ type Applying struct {
 	TreeErr error
 	// Held is true when a hold stands: nothing is written.
 	Held bool
+	// HeldFolders are the folders a rollout's per-folder hold kept at the branch's content (holdfolders.go);
+	// Branch is the branch as the waves step read it, before the apply (nil without a rollout).
+	HeldFolders map[string]bool
+	Branch      *gitrepo.Inspection
 	// BreakGlass is the break-glass that lets the change through a closed window (nil: none needed).
 	BreakGlass *BreakGlass
 	// Request is what Deliver does.
@@ -155,10 +159,14 @@ func applyWaves(ctx context.Context, a *Applying) error {
 	if !a.Rolling {
 		return nil
 	}
-	files, promoted, err := a.Resource.HoldBack(ctx, a.Git, a.Files, a.Waves)
+	if a.Hold.PerFolder(true) && a.RolledBack == nil && !a.RollbackSet && !a.ReleaseHold && a.Move == nil {
+		a.HeldFolders = a.Hold.HeldFolders(FolderDigests(fileBlobs(a.Files)))
+	}
+	files, promoted, branch, err := a.Resource.HoldBack(ctx, a.Git, a.Files, a.Waves, a.HeldFolders)
 	if err != nil {
 		return err
 	}
+	a.Branch = branch
 	if a.RolledBack == nil || !a.RolledBack.Auto {
 		a.Files = files
 	}
@@ -181,10 +189,36 @@ func applyDesired(_ context.Context, a *Applying) error {
 // applyHold writes nothing while a hold stands: the plan found the rolled-back tree held and planned no
 // change, but the configuration changed otherwise (rollback removed), so Terraform applies.
 // release_hold writes it on purpose. A tree that could not be computed holds nothing: the planned step
-// refuses it.
+// refuses it. With a rollout and a per-folder hold, the waves step kept the held folders as the branch
+// holds them, and a plan that writes nothing is held when it held a folder.
 func applyHold(_ context.Context, a *Applying) error {
+	if a.Hold.PerFolder(a.Rolling) {
+		a.Held = a.TreeErr == nil && a.Planned.CommitKnown && len(a.HeldFolders) > 0
+		return nil
+	}
 	a.Held = a.TreeErr == nil && !a.ReleaseHold && a.Planned.CommitKnown && a.Hold.Holds(a.TreeID, a.RollbackSet)
 	return nil
+}
+
+// HoldAfter is the hold the state records after this apply wrote: a rollback holds the tree it replaced
+// (and, with a rollout, each folder it changed, with the folders an earlier hold still holds); with a
+// rollout, a change that is no rollback leaves held the folders it did not write, unless release_hold
+// released them all; any other change ends the hold (nil).
+func (a *Applying) HoldAfter(now time.Time) *Hold {
+	if a.Prior == nil {
+		return nil
+	}
+	if a.RolledBack != nil {
+		h := HoldAfter(a.RolledBack, a.Prior.ContentHash, a.Prior.CommitSHA, now)
+		if h != nil && a.Rolling && a.Branch != nil {
+			h.Folders = HoldFolders(a.Hold, FolderDigests(branchBlobs(a.Branch)), FolderDigests(fileBlobs(a.Files)))
+		}
+		return h
+	}
+	if !a.Hold.PerFolder(a.Rolling) || a.ReleaseHold {
+		return nil
+	}
+	return a.Hold.After(FolderDigests(fileBlobs(a.Files)))
 }
 
 // applyPlanned refuses an apply whose desired tree is not the one the plan showed.

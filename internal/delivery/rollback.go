@@ -138,21 +138,34 @@ type Hold struct {
 	Tree, Commit string
 	// To is the commit the rollback restored; Since when (RFC 3339).
 	To, Since string
+	// Folders are, with a rollout, the folders the rollback changed (holdfolders.go); nil without one, and
+	// in records written before the hold was kept per folder.
+	Folders map[string]HeldFolder
+}
+
+// holdRecord is a Hold in private state.
+type holdRecord struct {
+	Tree    string                `json:"tree"`
+	Commit  string                `json:"commit"`
+	To      string                `json:"to"`
+	Since   string                `json:"since"`
+	Folders map[string]HeldFolder `json:"folders,omitempty"`
 }
 
 // Marshal encodes the hold for private state.
 func (h Hold) Marshal() []byte {
-	b, _ := json.Marshal(map[string]string{"tree": h.Tree, "commit": h.Commit, "to": h.To, "since": h.Since})
+	b, _ := json.Marshal(holdRecord(h))
 	return b
 }
 
 // ParseHold decodes a hold; nil for none or for one it cannot read.
 func ParseHold(b []byte) *Hold {
-	var m map[string]string
-	if len(b) == 0 || json.Unmarshal(b, &m) != nil || m["tree"] == "" {
+	var m holdRecord
+	if len(b) == 0 || json.Unmarshal(b, &m) != nil || m.Tree == "" {
 		return nil
 	}
-	return &Hold{Tree: m["tree"], Commit: m["commit"], To: m["to"], Since: m["since"]}
+	h := Hold(m)
+	return &h
 }
 
 // Holds reports whether h holds back tree: the tree it rolled back, while no rollback is configured.
@@ -210,10 +223,17 @@ func planRollback(ctx context.Context, p *Planning) error {
 // with a warning; a configuration that renders another tree is planned as usual (its apply ends the hold).
 func planHold(_ context.Context, p *Planning) error {
 	h := p.Hold
-	if p.Changes == nil || p.Prior == nil || p.Move != nil || !h.Holds(p.Changes.DesiredTree, p.Config.Rollback != nil) {
+	if p.Changes == nil || p.Prior == nil || p.Move != nil {
 		return nil
 	}
-	what := fmt.Sprintf("tree %s (commit %s) was rolled back to commit %s at %s", shortID(h.Tree), shortID(h.Commit), shortID(h.To), h.Since)
+	if h.PerFolder(p.Rollout != nil) {
+		planHeldFolders(p)
+		return nil
+	}
+	if !h.Holds(p.Changes.DesiredTree, p.Config.Rollback != nil) {
+		return nil
+	}
+	what := h.what()
 	if p.Config.ReleaseHold {
 		p.Warn("Hold released", fmt.Sprintf("kalypso_gitops_commit %s: %s and was held since; release_hold = true writes it again.", p.ID, what))
 		return nil
@@ -225,6 +245,33 @@ func planHold(_ context.Context, p *Planning) error {
 	}
 	p.Changes = &Plan{DesiredTree: p.Prior.ContentHash, BaseTree: p.Changes.BaseTree, CurrentFiles: p.Changes.CurrentFiles, BranchExists: p.Changes.BranchExists}
 	return nil
+}
+
+// what says what h holds and since when.
+func (h *Hold) what() string {
+	return fmt.Sprintf("tree %s (commit %s) was rolled back to commit %s at %s", shortID(h.Tree), shortID(h.Commit), shortID(h.To), h.Since)
+}
+
+// planHeldFolders is the hold step of a rollout whose hold is kept per folder: the waves step kept the
+// branch's content in the held folders (Planning.heldFolders); this warns what is held, and shows the
+// wave that would have written them as held when the plan writes nothing. release_hold lets the waves
+// write them (Planning.releasedFolders), with a warning.
+func planHeldFolders(p *Planning) {
+	h := p.Hold
+	if p.Config.ReleaseHold && len(p.releasedFolders) > 0 {
+		p.Warn("Hold released", fmt.Sprintf("kalypso_gitops_commit %s: %s and its folders %s were held since; release_hold = true releases every folder: "+
+			"the rollout writes them again, wave by wave.", p.ID, h.what(), folderNames(p.releasedFolders)))
+		return
+	}
+	if len(p.heldFolders) == 0 {
+		return
+	}
+	p.Warn("Held after a rollback", fmt.Sprintf("kalypso_gitops_commit %s: %s and is held since, folder by folder: the configuration still renders "+
+		"the content that failed in %s, so nothing is written there, in any wave. A folder that renders other content is released and rolls out as any change. "+
+		"Change an input so that it renders other content there, or set release_hold = true to write it again.", p.ID, h.what(), folderNames(p.heldFolders)))
+	if p.Waves != nil && p.Changes.Empty() {
+		p.Waves = heldWaves(p.Waves, h) // rollout_status: no wave writes
+	}
 }
 
 // RollbackMessage is the commit message of a rollback: it names the commit restored and the one it

@@ -5,6 +5,7 @@ package delivery
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -98,10 +99,10 @@ func TestHoldRecord(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	h := HoldAfter(&RolledBack{To: "c2"}, "bad", "c3", now)
-	if h == nil || *h != (Hold{Tree: "bad", Commit: "c3", To: "c2", Since: "2026-11-25T09:00:00Z"}) {
+	if h == nil || !reflect.DeepEqual(*h, Hold{Tree: "bad", Commit: "c3", To: "c2", Since: "2026-11-25T09:00:00Z"}) {
 		t.Fatalf("HoldAfter: %+v", h)
 	}
-	if got := ParseHold(h.Marshal()); got == nil || *got != *h {
+	if got := ParseHold(h.Marshal()); got == nil || !reflect.DeepEqual(*got, *h) {
 		t.Errorf("round trip %+v", got)
 	}
 	if HoldAfter(nil, "bad", "c3", now) != nil || ParseHold(nil) != nil || ParseHold([]byte("{")) != nil {

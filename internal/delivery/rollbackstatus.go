@@ -43,7 +43,14 @@ func (p *Planning) wavesAfterRollback(files map[string][]byte, prior string) (*r
 	if err != nil {
 		return nil, err
 	}
-	held, promoted, err := w.resource.holdBack(after, w.rendered.Files, admissionOf(next), func(ids []string) (map[string][]byte, error) {
+	// The hold the rollback's apply records, per folder (holdfolders.go): the next plan keeps the folders
+	// that still render the content that failed, and when it then writes nothing, the wave is held.
+	h := &Hold{Tree: prior, To: p.RolledBack.To, Folders: HoldFolders(nil, FolderDigests(branchBlobs(w.branch)), FolderDigests(fileBlobs(files)))}
+	admitted := admissionOf(next)
+	if !p.Config.ReleaseHold {
+		admitted.Held = h.HeldFolders(FolderDigests(fileBlobs(w.rendered.Files)))
+	}
+	held, promoted, err := w.resource.holdBack(after, w.rendered.Files, admitted, func(ids []string) (map[string][]byte, error) {
 		return blobsOf(files, ids), nil
 	})
 	if err != nil {
@@ -51,14 +58,20 @@ func (p *Planning) wavesAfterRollback(files map[string][]byte, prior string) (*r
 	}
 	r := w.resource
 	r.PromotedCommitID = promoted
-	tree, err := r.Desired(held, "", p.Prior.Promoted).TreeID()
-	if err != nil {
-		return nil, err
-	}
-	if h := (&Hold{Tree: prior, To: p.RolledBack.To}); h.Holds(tree, false) && !p.Config.ReleaseHold {
+	if len(admitted.Held) > 0 && writesNothing(pendingFiles(held, after, r)) {
 		next = heldWaves(next, h)
 	}
 	return next, nil
+}
+
+// writesNothing reports whether no folder has a pending file.
+func writesNothing(pending map[string]int) bool {
+	for _, n := range pending {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // heldWaves is the rollout of a plan that a rollback's hold stops: no wave writes, and the wave that would

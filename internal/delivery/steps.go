@@ -280,6 +280,9 @@ type Planning struct {
 	LastKnownGood *LastKnownGood
 	rolloutRead   *rolloutRead
 	wavesRead     *wavesRead
+	// heldFolders are the folders a per-folder hold keeps at the branch's content in this plan; with
+	// release_hold, releasedFolders those it would have kept (holdfolders.go).
+	heldFolders, releasedFolders map[string]bool
 }
 
 func (p *Planning) phase(msg string, start time.Time, err error) {

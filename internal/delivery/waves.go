@@ -48,6 +48,21 @@ type Rollout struct {
 type Admission struct {
 	ClusterTypes map[string]bool
 	Outside      bool
+	// Held are the folders a rollback's hold keeps as the branch holds them although their wave is
+	// admitted ("" for the files directly under path; holdfolders.go).
+	Held map[string]bool
+}
+
+// writes reports whether the apply writes the file rel (relative to path).
+func (a Admission) writes(rel string) bool {
+	ct := clusterTypeOf(rel)
+	if a.Held[ct] {
+		return false
+	}
+	if ct != "" {
+		return a.ClusterTypes[ct]
+	}
+	return a.Outside
 }
 
 // admissionOf is the admission of a plan's waves.
@@ -99,7 +114,9 @@ func planWaves(ctx context.Context, p *Planning) error {
 	}
 	p.Waves = w
 	p.wavesRead = &wavesRead{in: in, branch: ins, rendered: p.Rendered, resource: s} // for last_known_good (lastknowngood.go, rollbackstatus.go)
-	held, promoted, err := s.holdBack(ins, p.Rendered.Files, admissionOf(w), func(ids []string) (map[string][]byte, error) { return p.Git.ReadBlobs(s.RepoURL, ids) })
+	admitted := admissionOf(w)
+	admitted.Held = p.holdFolders(p.Rendered.Files)
+	held, promoted, err := s.holdBack(ins, p.Rendered.Files, admitted, func(ids []string) (map[string][]byte, error) { return p.Git.ReadBlobs(s.RepoURL, ids) })
 	if err != nil {
 		return Explain(p.ID, gitError("Cannot read the Git repository", err))
 	}
@@ -111,17 +128,48 @@ func planWaves(ctx context.Context, p *Planning) error {
 	case w.Paused:
 		p.Warn("Rollout paused", fmt.Sprintf("kalypso_gitops_commit %s: rollout.paused is set, so nothing is written.\n%s", p.ID, behind))
 	case behind != "":
-		p.Warn("Rollout: waves stay behind", fmt.Sprintf("kalypso_gitops_commit %s: %s.\n%s", p.ID, writes(w), behind))
+		p.Warn("Rollout: waves stay behind", fmt.Sprintf("kalypso_gitops_commit %s: %s.\n%s", p.ID, writes(w, in.Pending, admitted.Held), behind))
 	}
 	return nil
 }
 
-// writes says what this apply writes of the rollout.
-func writes(w *rollout.WavePlan) string {
+// holdFolders are the folders a rollback's hold keeps at the branch's content while the configuration
+// renders files (holdfolders.go): none without a per-folder hold, while a rollback is planned, or for a
+// move; with release_hold none, and the hold step warns which it releases.
+func (p *Planning) holdFolders(files map[string][]byte) map[string]bool {
+	if !p.Hold.PerFolder(true) || p.Config.Rollback != nil || p.RolledBack != nil || p.Move != nil {
+		return nil
+	}
+	held := p.Hold.HeldFolders(FolderDigests(fileBlobs(files)))
+	if p.Config.ReleaseHold {
+		p.releasedFolders = held
+		return nil
+	}
+	p.heldFolders = held
+	return held
+}
+
+// writes says what this apply writes of the rollout: the wave that writes, but for the folders with
+// pending files that a rollback's hold keeps (held).
+func writes(w *rollout.WavePlan, pending map[string]int, held map[string]bool) string {
 	for _, s := range w.Waves {
-		if s.Writes {
-			return fmt.Sprintf("this apply writes wave %s (%s: %d file%s)", s.Name, strings.Join(s.ClusterTypes, ", "), s.PendingFiles, plural(s.PendingFiles))
+		if !s.Writes {
+			continue
 		}
+		var kept []string
+		n := s.PendingFiles
+		for _, ct := range s.ClusterTypes {
+			if held[ct] && pending[ct] > 0 {
+				kept, n = append(kept, ct), n-pending[ct]
+			}
+		}
+		switch {
+		case len(kept) == 0:
+			return fmt.Sprintf("this apply writes wave %s (%s: %d file%s)", s.Name, strings.Join(s.ClusterTypes, ", "), s.PendingFiles, plural(s.PendingFiles))
+		case n <= 0:
+			return fmt.Sprintf("this apply writes nothing of wave %s: a rollback holds its folders %s", s.Name, strings.Join(kept, ", "))
+		}
+		return fmt.Sprintf("this apply writes wave %s (%s: %d file%s) but for the folders a rollback holds (%s)", s.Name, strings.Join(s.ClusterTypes, ", "), n, plural(n), strings.Join(kept, ", "))
 	}
 	return "this apply writes no wave"
 }
@@ -240,12 +288,7 @@ func pendingFiles(files map[string][]byte, ins *gitrepo.Inspection, s Resource) 
 // outside them when a.Outside), and the branch's files, read with read, everywhere else; and the promoted
 // commit it writes: the configured one with the last wave, the branch's otherwise (nil for none).
 func (r Resource) holdBack(ins *gitrepo.Inspection, files map[string][]byte, a Admission, read BlobReader) (map[string][]byte, *string, error) {
-	writes := func(rel string) bool {
-		if ct := clusterTypeOf(rel); ct != "" {
-			return a.ClusterTypes[ct]
-		}
-		return a.Outside
-	}
+	writes := a.writes
 	out := make(map[string][]byte, len(files))
 	for rel, content := range files {
 		if writes(rel) {
@@ -288,13 +331,14 @@ type PlannedWave struct {
 // HoldBack is the waves step's narrowing, for the apply: it reads the branch again and writes the wave the
 // plan wrote, the current one when it has pending files (a current wave without any waits for its
 // clusters). The branch must hold what the plan read: the apply's tree check refuses anything else.
-func (r Resource) HoldBack(ctx context.Context, c *gitrepo.Client, files map[string][]byte, waves []PlannedWave) (map[string][]byte, *string, error) {
+// The folders held (a rollback's hold, holdfolders.go) keep the branch's content; ins is the branch read.
+func (r Resource) HoldBack(ctx context.Context, c *gitrepo.Client, files map[string][]byte, waves []PlannedWave, held map[string]bool) (map[string][]byte, *string, *gitrepo.Inspection, error) {
 	ins, err := c.Inspect(ctx, branchInspection(r.RepoURL, r.Branch, r.Path, true))
 	if err != nil {
-		return nil, nil, gitError("Cannot read the Git repository", err)
+		return nil, nil, nil, gitError("Cannot read the Git repository", err)
 	}
 	pending := pendingFiles(files, ins, r)
-	a := Admission{ClusterTypes: map[string]bool{}}
+	a := Admission{ClusterTypes: map[string]bool{}, Held: held}
 	for i, w := range waves {
 		if !w.Current {
 			continue
@@ -315,5 +359,6 @@ func (r Resource) HoldBack(ctx context.Context, c *gitrepo.Client, files map[str
 		}
 		break
 	}
-	return r.holdBack(ins, files, a, func(ids []string) (map[string][]byte, error) { return c.ReadBlobs(r.RepoURL, ids) })
+	out, promoted, err := r.holdBack(ins, files, a, func(ids []string) (map[string][]byte, error) { return c.ReadBlobs(r.RepoURL, ids) })
+	return out, promoted, ins, err
 }

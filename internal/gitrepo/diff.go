@@ -73,7 +73,7 @@ func NewTreeFromFiles(files map[string][]byte) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := node.encodeParallel(newMemoryObject); err != nil {
+	if err := node.encodeParallel(nil); err != nil {
 		return nil, err
 	}
 	return &Tree{root: node, files: len(names)}, nil
@@ -175,8 +175,6 @@ func (b *blobHasher) id(content []byte) plumbing.Hash {
 	copy(id[:], b.sum)
 	return id
 }
-
-func newMemoryObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
 
 // ID is the tree's Git id: what Inspection.ManagedTree reads once the files are delivered.
 func (t *Tree) ID() string { return t.root.hash.String() }

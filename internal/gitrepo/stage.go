@@ -145,19 +145,19 @@ func (s *stagingStorer) prune(commit plumbing.Hash, objs []plumbing.Hash) ([]plu
 		if o.Type() != plumbing.TreeObject && o.Type() != plumbing.CommitObject {
 			continue
 		}
-		var err error
-		if buf, err = readObject(o, buf); err != nil {
+		raw, err := objectContent(o, &buf)
+		if err != nil {
 			return nil, err
 		}
 		if o.Type() == plumbing.CommitObject {
-			t, ok := bytes.CutPrefix(buf, []byte("tree "))
+			t, ok := bytes.CutPrefix(raw, []byte("tree "))
 			if !ok || len(t) < hashHexSize {
 				return nil, fmt.Errorf("commit %s: no tree line", h)
 			}
 			stack = append(stack, plumbing.NewHash(string(t[:hashHexSize])))
 			continue
 		}
-		if stack, err = s.reachEntries(stack, reached, buf); err != nil {
+		if stack, err = s.reachEntries(stack, reached, raw); err != nil {
 			return nil, fmt.Errorf("tree %s: %w", h, err)
 		}
 	}
@@ -205,6 +205,17 @@ func (s *stagingStorer) reachEntries(stack []plumbing.Hash, reached []bool, raw 
 		raw = raw[nul+1+len(h):]
 	}
 	return stack, nil
+}
+
+// objectContent is o's content: in place for an object that holds it (the trees of a desired tree, 300k
+// of them at 300k assignments), else read into *buf, which is reused.
+func objectContent(o plumbing.EncodedObject, buf *[]byte) ([]byte, error) {
+	if ko, ok := o.(*knownObject); ok {
+		return ko.content, nil
+	}
+	var err error
+	*buf, err = readObject(o, *buf)
+	return *buf, err
 }
 
 // readObject reads o's content into buf (reused).

@@ -351,9 +351,10 @@ func (n *dirNode) encodeParallel(newObj func() plumbing.EncodedObject) error {
 	return n.encodeShallow(newObj)
 }
 
-// encodeShallow encodes n from its leaves and its directories' hashes, which must be known. It writes the
-// entries as object.Tree.Encode does ("<octal mode> <name>\0<binary id>", sorted the Git way), without
-// fmt and without building a sort key per comparison: a whole environment is 87k trees.
+// encodeShallow encodes n from its leaves and its directories' hashes, which must be known, into an object
+// from newObj (nil: a knownObject of its own). It writes the entries as object.Tree.Encode does ("<octal
+// mode> <name>\0<binary id>", sorted the Git way), without fmt and without building a sort key per
+// comparison: a whole environment is 87k trees.
 func (n *dirNode) encodeShallow(newObj func() plumbing.EncodedObject) error {
 	entries := make([]rawTreeEntry, 0, len(n.leaves)+len(n.dirs))
 	size := 0
@@ -378,6 +379,13 @@ func (n *dirNode) encodeShallow(newObj func() plumbing.EncodedObject) error {
 		buf = append(buf, e.name...)
 		buf = append(buf, 0)
 		buf = append(buf, e.hash[:]...)
+	}
+	if newObj == nil {
+		// A desired tree's own object: its encoding as is, with the id computed once (a MemoryObject
+		// would copy it, and the pack writer and prune read it in place).
+		n.hash = plumbing.ComputeHash(plumbing.TreeObject, buf)
+		n.obj = &knownObject{hash: n.hash, typ: plumbing.TreeObject, content: buf}
+		return nil
 	}
 	obj := newObj()
 	obj.SetType(plumbing.TreeObject)

@@ -655,7 +655,7 @@ func (r *GitopsCommitResource) apply(ctx context.Context, planned tfsdk.Plan, co
 	m.appliedValues(applied, d.summary)
 	d.record.Tree = applied.ContentHash
 	r.recordBreakGlass(ctx, a.BreakGlass, applied.ContentHash, private, diags)
-	r.recordHold(ctx, rolledBack, prior, private, diags)
+	r.recordHold(ctx, a.HoldAfter(r.data.Now()), private, diags)
 	a.Store.DropStamp(applied.StampKey)
 	diags.Append(private.SetKey(ctx, renderRecordKey, d.record.Marshal())...)
 	diags.Append(private.SetKey(ctx, plannedRenderKey, nil)...)

@@ -150,6 +150,8 @@ type lkgRig struct {
 	gh      *mockgithub.Server
 	commits []string
 	onFail  string
+	// waves is rollout.waves in HCL ("": one wave, all).
+	waves string
 }
 
 // newLKGRig runs bin (terraform, or an OpenTofu binary: tofuBinary).
@@ -186,6 +188,10 @@ func (r *lkgRig) cfg(version, extra string) {
 	if r.onFail != "" {
 		onFailure = fmt.Sprintf("    on_failure      = %q\n", r.onFail)
 	}
+	waves := r.waves
+	if waves == "" {
+		waves = `[{ name = "all" }]`
+	}
 	main := fmt.Sprintf(`
 terraform {
   required_providers {
@@ -206,12 +212,12 @@ resource "kalypso_gitops_commit" "dev" {
   deletion_protection = false
   files               = %[4]s
   rollout = {
-    waves           = [{ name = "all" }]
+    waves           = %[7]s
     expected        = { clusters = { drone = ["d0000001"], large = ["e0000001"] } }
     github_statuses = { repository = "org/gitops" }
 %[6]s  }
 %[5]s}
-`, r.gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(r.gitops), hclMap(files), extra, onFailure)
+`, r.gh.BaseURL(), rolloutToken, "file://"+filepath.ToSlash(r.gitops), hclMap(files), extra, onFailure, waves)
 	if err := os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(main), 0o600); err != nil {
 		r.t.Fatal(err)
 	}

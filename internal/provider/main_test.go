@@ -23,7 +23,7 @@ var userCacheDirBeforeTests string
 const parallelPerCPU = 4
 
 // gcPercent is the garbage collector's target (GOGC) for this test process and the terraform and tofu
-// processes it starts, unless the environment sets GOGC. The acceptance tests start thousands of
+// processes it starts, unless the environment sets GOGC or benchmarks run. The acceptance tests start thousands of
 // short-lived terraform processes (plugin-testing runs plan, apply and show -json for every step, about
 // 40 ms of CPU each), and at GOGC=100 a good part of that CPU went to collecting garbage: 400 cut one
 // lifecycle test's CPU time by a fifth (4.7 to 3.7 s; terraform's own user time by a third). Their heaps
@@ -33,7 +33,8 @@ const gcPercent = 400
 // TestMain points the user's cache directory (os.UserCacheDir: XDG_CACHE_HOME on Linux) at a directory of
 // this run's own, so the render store of configurations without cache_dir (RenderStoreDir) never fills
 // the developer's or CI's real cache, and no run reuses another run's renders. Without an explicit
-// -parallel it runs parallelPerCPU parallel tests per CPU, and without GOGC it collects garbage at gcPercent.
+// -parallel it runs parallelPerCPU parallel tests per CPU, and without GOGC or -bench it collects garbage at
+// gcPercent.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if !flagGiven("test.parallel") {
@@ -42,7 +43,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	if _, set := os.LookupEnv("GOGC"); !set {
+	// Benchmarks keep Go's default collector, so their figures compare with earlier runs (BENCHMARKS.md).
+	benchmarking := flag.Lookup("test.bench").Value.String() != ""
+	if _, set := os.LookupEnv("GOGC"); !set && !benchmarking {
 		debug.SetGCPercent(gcPercent)
 		if err := os.Setenv("GOGC", strconv.Itoa(gcPercent)); err != nil {
 			fmt.Fprintln(os.Stderr, "setting GOGC:", err)
