@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/windows"
 )
@@ -166,6 +168,17 @@ func CheckWindow(f WindowFacts) WindowVerdict {
 				ErrWindowClosed, when, d.Reason(), u.Reason, u.Ticket, shortID(u.Tree), u.At),
 			Hint: "Nothing was written. Give this change its own break_glass (another ticket or reason), or wait for the window."}}
 	}
+	// ValidateConfig checks the text when it is known at validate time; one that came from another
+	// resource is known only now, and a line break in it would forge trailers in the commit message.
+	for _, text := range []struct {
+		name, value string
+		required    bool
+	}{{"reason", f.BreakGlass.Reason, true}, {"ticket", f.BreakGlass.Ticket, false}} {
+		if err := CheckBreakGlassText(text.name, text.value, text.required); err != nil {
+			return WindowVerdict{Err: &Error{Attribute: "break_glass." + text.name, Summary: "Invalid break-glass", Err: err,
+				Hint: "Nothing was written. Give break_glass." + text.name + " one line of plain text (at most 500 bytes)."}}
+		}
+	}
 	bg := *f.BreakGlass
 	ticket := bg.Ticket
 	if ticket == "" {
@@ -182,8 +195,21 @@ func CheckBreakGlassText(name, value string, required bool) error {
 		return fmt.Errorf("break_glass.%s is empty; say why this change must pass the closed window", name)
 	case strings.ContainsAny(value, "\r\n\x00"):
 		return fmt.Errorf("break_glass.%s holds a line break or NUL; it becomes a one-line commit trailer", name)
+	case !utf8.ValidString(value):
+		return fmt.Errorf("break_glass.%s is not valid UTF-8; write it as plain text", name)
+	case strings.IndexFunc(value, isHiddenControl) >= 0:
+		r, _ := utf8.DecodeRuneInString(value[strings.IndexFunc(value, isHiddenControl):])
+		return fmt.Errorf("break_glass.%s holds the control character %U; it becomes a one-line commit trailer and a plan warning, write it as plain text", name, r)
 	case len(value) > 500:
 		return fmt.Errorf("break_glass.%s is %d bytes long; at most 500 fit a commit trailer", name, len(value))
 	}
 	return nil
+}
+
+// isHiddenControl reports a character that a reader of the commit or the plan would not see as written:
+// control characters other than tab (terminal escapes, C1), the Unicode line and paragraph separators,
+// and the bidirectional overrides that reorder what a log shows.
+func isHiddenControl(r rune) bool {
+	return r != '\t' && unicode.IsControl(r) || r == '\u2028' || r == '\u2029' ||
+		r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }

@@ -170,6 +170,9 @@ func TestPlanHold_PerFolder(t *testing.T) {
 		!strings.Contains(w, "the content that failed in drone, large") {
 		t.Errorf("held warning %q", w)
 	}
+	if w := warning(p, "Rollout: waves stay behind"); !strings.Contains(w, "this apply writes nothing of wave canary: a rollback holds its folders drone.\nrest waits for canary") {
+		t.Errorf("rollout warning %q", w)
+	}
 
 	// drone renders version 3: released, written to the canary; large stays held.
 	p = plan(map[string]string{"drone/a.yaml": "v3", "large/a.yaml": "v2"}, hold, false)

@@ -128,7 +128,7 @@ func planWaves(ctx context.Context, p *Planning) error {
 	case w.Paused:
 		p.Warn("Rollout paused", fmt.Sprintf("kalypso_gitops_commit %s: rollout.paused is set, so nothing is written.\n%s", p.ID, behind))
 	case behind != "":
-		p.Warn("Rollout: waves stay behind", fmt.Sprintf("kalypso_gitops_commit %s: %s.\n%s", p.ID, writes(w), behind))
+		p.Warn("Rollout: waves stay behind", fmt.Sprintf("kalypso_gitops_commit %s: %s.\n%s", p.ID, writes(w, in.Pending, admitted.Held), behind))
 	}
 	return nil
 }
@@ -149,12 +149,27 @@ func (p *Planning) holdFolders(files map[string][]byte) map[string]bool {
 	return held
 }
 
-// writes says what this apply writes of the rollout.
-func writes(w *rollout.WavePlan) string {
+// writes says what this apply writes of the rollout: the wave that writes, but for the folders with
+// pending files that a rollback's hold keeps (held).
+func writes(w *rollout.WavePlan, pending map[string]int, held map[string]bool) string {
 	for _, s := range w.Waves {
-		if s.Writes {
-			return fmt.Sprintf("this apply writes wave %s (%s: %d file%s)", s.Name, strings.Join(s.ClusterTypes, ", "), s.PendingFiles, plural(s.PendingFiles))
+		if !s.Writes {
+			continue
 		}
+		var kept []string
+		n := s.PendingFiles
+		for _, ct := range s.ClusterTypes {
+			if held[ct] && pending[ct] > 0 {
+				kept, n = append(kept, ct), n-pending[ct]
+			}
+		}
+		switch {
+		case len(kept) == 0:
+			return fmt.Sprintf("this apply writes wave %s (%s: %d file%s)", s.Name, strings.Join(s.ClusterTypes, ", "), s.PendingFiles, plural(s.PendingFiles))
+		case n <= 0:
+			return fmt.Sprintf("this apply writes nothing of wave %s: a rollback holds its folders %s", s.Name, strings.Join(kept, ", "))
+		}
+		return fmt.Sprintf("this apply writes wave %s (%s: %d file%s) but for the folders a rollback holds (%s)", s.Name, strings.Join(s.ClusterTypes, ", "), n, plural(n), strings.Join(kept, ", "))
 	}
 	return "this apply writes no wave"
 }

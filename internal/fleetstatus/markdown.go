@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // cutReserve is the room kept for the line that says what was cut.
@@ -26,7 +27,7 @@ func (s *Status) Markdown(limit int) string {
 		len(s.Environments), len(s.Rows), len(s.Clusters), s.Drift, s.Now.UTC().Format(time.RFC3339)))
 	w.head("| Environment | Branch | Head | Control-plane commit | State | Clusters |\n|---|---|---|---|---|---|\n")
 	for _, e := range s.Environments {
-		w.head(fmt.Sprintf("| %s | `%s` | `%s` | `%s` | %s | %s |\n", cell(e.Name), cell(e.Branch), short(e.Head), short(e.Promoted), e.State, cell(e.Summary)))
+		w.head(fmt.Sprintf("| %s | `%s` | `%s` | `%s` | %s | %s |\n", cell(e.Name), codeCell(e.Branch), codeCell(short(e.Head)), codeCell(short(e.Promoted)), e.State, cell(e.Summary)))
 	}
 	if len(s.Metrics) > 0 {
 		w.head("\n## Delivery metrics\n\n| Environment | Window | Deployments | Per day | Lead time (median) | Change failure rate | Time to restore (median) | DORA keys |\n|---|---|---|---|---|---|---|---|\n")
@@ -50,7 +51,7 @@ func (s *Status) Markdown(limit int) string {
 		for _, c := range s.Clusters {
 			if c.Drift && !w.skip(drift) {
 				w.line(drift, fmt.Sprintf("- %s / %s / %s: reports `%s` (%s), the folder is at `%s`\n",
-					cell(c.Environment), cell(c.ClusterType), cell(c.Name), short(c.Commit), c.State, short(c.FolderCommit)), 1)
+					cell(c.Environment), cell(c.ClusterType), cell(c.Name), codeCell(short(c.Commit)), c.State, codeCell(short(c.FolderCommit))), 1)
 			}
 		}
 	}
@@ -63,7 +64,7 @@ func (s *Status) Markdown(limit int) string {
 			}
 			var files []string
 			for _, fd := range f.Files {
-				files = append(files, fmt.Sprintf("`%s` %s", cell(fd.Path), fd.Change))
+				files = append(files, fmt.Sprintf("`%s` %s", codeCell(fd.Path), fd.Change))
 			}
 			where := ""
 			switch f.Only {
@@ -74,7 +75,7 @@ func (s *Status) Markdown(limit int) string {
 			}
 			ver := ""
 			if f.FromVersion != f.ToVersion {
-				ver = fmt.Sprintf("; version %s → %s", orNone(f.FromVersion), orNone(f.ToVersion))
+				ver = fmt.Sprintf("; version %s → %s", cell(orNone(f.FromVersion)), cell(orNone(f.ToVersion)))
 			}
 			w.line(diffs, fmt.Sprintf("- %s/%s%s: %s%s\n", cell(f.ClusterType), cell(f.DeploymentTarget), where, strings.Join(files, ", "), ver), 1)
 		}
@@ -91,7 +92,7 @@ func (s *Status) Markdown(limit int) string {
 				changed = fmt.Sprintf("%s (%s ago)", r.ChangedAt.UTC().Format(time.RFC3339), r.Age.Round(time.Minute))
 			}
 			w.line(rows, fmt.Sprintf("| %s | %s | %s | %s | `%s` | `%s` | %s | %d/%d | %s |\n", cell(r.Environment), cell(r.ClusterType), cell(r.DeploymentTarget),
-				cell(orNone(r.Version)), short(r.DesiredCommit), short(r.Promoted), r.State, r.Succeeded, r.Clusters, changed), 1)
+				cell(orNone(r.Version)), codeCell(short(r.DesiredCommit)), codeCell(short(r.Promoted)), r.State, r.Succeeded, r.Clusters, changed), 1)
 		}
 	}
 	return w.finish()
@@ -159,13 +160,49 @@ func (w *boundedWriter) finish() string {
 	return w.b.String()
 }
 
-// cell makes s safe in a table cell or a list item: no line breaks, no column separators, no code spans to break.
+// maxCell bounds the bytes of one name or summary in a cell, before escaping.
+const maxCell = 200
+
+// cell makes s plain text in a table cell or a list item: no line breaks, no column separators, and no
+// Markdown or HTML of its own. Names, versions and report descriptions come from Workload files, the
+// GitOps tree and the clusters' status reports, so a description such as "[log in](https://…)" or
+// "<img src=…>" must show as written instead of becoming a link, an image or a tag in a pull request.
+// It is cut before escaping, at a character boundary, so a cut never splits an escape or a UTF-8 rune.
 func cell(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`, "`", "'").Replace(s)
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	s, cut := truncate(s)
+	s = markdownText.Replace(s)
+	if cut {
+		s += "…"
 	}
 	return s
+}
+
+// codeCell makes s safe inside a code span of a cell: no line breaks, no column separators, no
+// backtick to end the span (inside a span every other character shows as written).
+func codeCell(s string) string {
+	s, cut := truncate(s)
+	s = strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`, "`", "'").Replace(s)
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// markdownText escapes what Markdown (GitHub's included) would read as markup, backslash included;
+// line breaks become spaces, a pipe stays inside its cell, and & < > become entities.
+var markdownText = strings.NewReplacer("\r", " ", "\n", " ", `\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`,
+	"~", `\~`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "!", `\!`, "#", `\#`)
+
+// truncate cuts s to at most maxCell bytes at a character boundary; cut says whether it did.
+func truncate(s string) (string, bool) {
+	if len(s) <= maxCell {
+		return s, false
+	}
+	end := maxCell
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end], true
 }
 
 func orNone(s string) string {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/model"
@@ -219,7 +220,12 @@ func promoted(e gitrepo.LogEntry) string { return strings.TrimSpace(string(e.Fil
 
 func short(sha string) string {
 	if len(sha) > 7 {
-		return sha[:7]
+		// A Promoted_Commit_Id is text from a commit message, not always a hash: cut at a character boundary.
+		end := 7
+		for end > 0 && !utf8.RuneStart(sha[end]) {
+			end--
+		}
+		return sha[:end]
 	}
 	return sha
 }

@@ -143,7 +143,9 @@ func rollbackSchema() schema.SingleNestedAttribute {
 			"(\"Roll back clusters on main to <to> (from <from>)\"), after which the tree under `path` equals that commit's byte for byte. " +
 			"The tree it replaces is then **held**: once `rollback` is removed, while the configuration still renders that tree, the plan " +
 			"writes nothing and warns what is held and since when; a change of input that renders another tree releases the hold, and so " +
-			"does `release_hold = true`. See the guide \"Recovery and change windows\".",
+			"does `release_hold = true`. With `rollout.waves` the hold is kept per cluster-type folder: a folder that still renders the " +
+			"content that failed there stays held in every wave, a folder that renders other content is released on its own. " +
+			"See the guide \"Recovery and change windows\".",
 		Optional: true,
 		Attributes: map[string]schema.Attribute{
 			"to": schema.StringAttribute{Required: true, MarkdownDescription: "The commit to restore: its full id (or at least its first 7 hexadecimal " +
@@ -157,7 +159,8 @@ func releaseHoldSchema() schema.BoolAttribute {
 	return schema.BoolAttribute{
 		Optional: true,
 		MarkdownDescription: "Write the tree a rollback held again, on purpose: the plan shows the change and warns that it releases the hold. " +
-			"Without it, a configuration that still renders the rolled-back tree plans nothing (see `rollback`).",
+			"Without it, a configuration that still renders the rolled-back tree plans nothing (see `rollback`). With `rollout.waves` it " +
+			"releases every held folder at once; the rollout writes them again, wave by wave.",
 	}
 }
 

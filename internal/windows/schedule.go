@@ -263,11 +263,25 @@ func (s *Schedule) bestOnDay(day time.Time, t time.Time, loc *time.Location, dir
 	if regular && (dir > 0 && day.Before(localDay) || dir < 0 && day.After(localDay)) {
 		return time.Time{}, false // the whole day lies on the wrong side of t
 	}
+	// A wall time's instant lies within its naive UTC reading less the largest and the smallest offset
+	// in force around the day. Those bounds skip every minute that cannot beat t or the best so far
+	// without asking the zone, and end the walk once none can: without them a day with a zone change
+	// asks the zone for all 1,440 minutes of "* * * * *", and the search for the next opening does so
+	// for every rule at every step (minutes per plan for a deny list of every-minute windows).
+	minOff, maxOff := offsetsAround(day, loc)
 	for _, h := range setBits(s.hour, dir) {
 		if regular && sameDay && (dir > 0 && h < local.Hour() || dir < 0 && h > local.Hour()) {
 			continue // wall-clock order is instant order: the whole hour lies on the wrong side of t
 		}
 		for _, m := range setBits(s.minute, dir) {
+			naive := day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute)
+			earliest, latest := naive.Add(-maxOff), naive.Add(-minOff)
+			if dir > 0 && !latest.After(t) || dir < 0 && earliest.After(t) {
+				continue // on the wrong side of t whatever the offset
+			}
+			if found && (dir > 0 && !earliest.Before(best) || dir < 0 && !latest.After(best)) {
+				return best, true // minutes come in wall-clock order: none after this one is closer
+			}
 			at := wallInstant(day.Year(), day.Month(), day.Day(), h, m, loc)
 			if dir > 0 && !at.After(t) || dir < 0 && at.After(t) {
 				continue
@@ -292,6 +306,24 @@ func regularDay(day time.Time, loc *time.Location) bool {
 	return !start.After(from) && (end.IsZero() || end.After(to))
 }
 
+// offsetsAround is the smallest and the largest UTC offset loc has from 12 hours before day (a UTC
+// midnight standing for a local calendar day) to 36 hours after it: every offset wallInstant may read
+// for a wall time of that day.
+func offsetsAround(day time.Time, loc *time.Location) (lowest, highest time.Duration) {
+	from, to := day.Add(-12*time.Hour), day.Add(36*time.Hour)
+	_, off := from.In(loc).Zone()
+	lowest, highest = time.Duration(off)*time.Second, time.Duration(off)*time.Second
+	for at := from; ; {
+		_, end := at.In(loc).ZoneBounds()
+		if end.IsZero() || end.After(to) || !end.After(at) {
+			return lowest, highest
+		}
+		at = end
+		_, off := at.In(loc).Zone()
+		lowest, highest = min(lowest, time.Duration(off)*time.Second), max(highest, time.Duration(off)*time.Second)
+	}
+}
+
 // wallInstant is the instant of a wall-clock minute in loc: the first occurrence of a repeated minute,
 // and a skipped minute moved forward by the length of the gap.
 func wallInstant(year int, month time.Month, day, hour, minute int, loc *time.Location) time.Time {
@@ -303,7 +335,9 @@ func wallInstant(year int, month time.Month, day, hour, minute int, loc *time.Lo
 		_, offset := probe.In(loc).Zone()
 		at := asUTC.Add(-time.Duration(offset) * time.Second)
 		l := at.In(loc)
-		if l.Year() == year && l.Month() == month && l.Day() == day && l.Hour() == hour && l.Minute() == minute && (!found || at.Before(best)) {
+		ly, lm, ld := l.Date()
+		lh, lmin, _ := l.Clock()
+		if ly == year && lm == month && ld == day && lh == hour && lmin == minute && (!found || at.Before(best)) {
 			best, found = at, true
 		}
 	}
