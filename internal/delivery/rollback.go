@@ -95,9 +95,11 @@ func RollbackFiles(ctx context.Context, git *gitrepo.Client, r Resource, to stri
 		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q needs the rollout's sources, which this resource does not configure", ErrRollbackTarget, LastKnownGoodName),
 			Hint: "Name the commit to roll back to instead: `git log --first-parent " + r.Branch + " -- " + displayPath(r.Path) + "` lists the commits that changed the path."}
 	}
-	if err := gitrepo.ValidateCommit(to); err != nil && !isHexPrefix(to) {
+	// Only a commit id or a prefix of one: 41 to 64 hexadecimal digits (a SHA-256 id) used to pass here and
+	// fail in the Git read, at no attribute and with advice about path.
+	if err := gitrepo.ValidateCommit(to); err != nil {
 		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back", Err: fmt.Errorf("%w: %q is neither a commit id nor %q", ErrRollbackTarget, to, LastKnownGoodName),
-			Hint: "Use the full commit id (or at least its first 7 hexadecimal digits) of a commit of branch " + r.Branch + "."}
+			Hint: "Use the full 40-digit commit id (or at least its first 7 hexadecimal digits) of a commit of branch " + r.Branch + "."}
 	}
 	sha, files, err := git.ReadTreeAt(ctx, r.RepoURL, r.Branch, to, r.Path)
 	switch {
@@ -110,24 +112,23 @@ func RollbackFiles(ctx context.Context, git *gitrepo.Client, r Resource, to stri
 	case err != nil:
 		return nil, RolledBack{}, gitError("Cannot read the commit to roll back to", err)
 	}
+	// An ancestor reached only through a merge's second parent was a commit of another branch: its tree
+	// was never what this branch held, so it is refused like a commit of another branch.
+	onLine, err := git.OnFirstParentLine(ctx, r.RepoURL, r.Branch, sha)
+	if err != nil {
+		return nil, RolledBack{}, gitError("Cannot read the history of the branch to roll back", err)
+	}
+	if !onLine {
+		return nil, RolledBack{}, &Error{Attribute: "rollback.to", Summary: "Cannot roll back",
+			Err:  fmt.Errorf("%w: commit %s reached branch %s through a merge: the branch never held its tree", ErrRollbackTarget, sha, r.Branch),
+			Hint: "A rollback restores what the branch held: name the branch head or one of its first-parent ancestors (`git log --first-parent " + r.Branch + "`)."}
+	}
 	for name := range files {
 		if isDotEntryName(strings.SplitN(name, "/", 2)[0]) {
 			delete(files, name)
 		}
 	}
 	return files, RolledBack{To: sha}, nil
-}
-
-func isHexPrefix(s string) bool {
-	if len(s) < 7 || len(s) > 64 {
-		return false
-	}
-	for _, c := range s {
-		if !strings.ContainsRune("0123456789abcdef", c) {
-			return false
-		}
-	}
-	return true
 }
 
 func isDotEntryName(name string) bool { return strings.HasPrefix(name, ".") }
