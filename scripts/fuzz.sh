@@ -24,6 +24,7 @@ targets=(
   "./internal/templating FuzzExecMemo"
   "./internal/windows FuzzParseSchedule"
   "./internal/gitrepo FuzzFixedFlate"
+  "./internal/fleetstatus FuzzMarkdownCell"
 )
 
 raced=()

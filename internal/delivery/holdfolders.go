@@ -21,6 +21,7 @@ package delivery
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,10 +29,25 @@ import (
 )
 
 // HeldFolder is a folder a rollback changed: the digests (FolderDigests) of the content that failed there
-// and of the content the rollback restored. "" is the digest of an absent folder.
+// and of the content the rollback restored. "" is the digest of an absent folder. EarlierFailed are the
+// contents that failed there before, when a rollback rolled the folder back further: each stays held.
 type HeldFolder struct {
-	Failed   string `json:"failed"`
-	Restored string `json:"restored"`
+	Failed        string   `json:"failed"`
+	Restored      string   `json:"restored"`
+	EarlierFailed []string `json:"earlier_failed,omitempty"`
+}
+
+// holds reports whether the folder is held while it renders desired: one of the contents that failed there.
+func (f HeldFolder) holds(desired string) bool {
+	if desired == f.Failed {
+		return true
+	}
+	for _, d := range f.EarlierFailed {
+		if desired == d {
+			return true
+		}
+	}
+	return false
 }
 
 // FolderDigests digests the content of each cluster-type folder ("" for the files directly under path)
@@ -95,14 +111,30 @@ func HoldFolders(earlier *Hold, before, after map[string]string) map[string]Held
 			}
 		}
 	}
+	changed := func(ct string) {
+		f := HeldFolder{Failed: before[ct], Restored: after[ct]}
+		var e HeldFolder
+		var ok bool
+		if earlier != nil {
+			e, ok = earlier.Folders[ct]
+		}
+		if ok { // rolled back further: what failed there before stays held
+			for _, d := range append(append([]string{}, e.EarlierFailed...), e.Failed) {
+				if d != f.Failed && d != f.Restored && !slices.Contains(f.EarlierFailed, d) {
+					f.EarlierFailed = append(f.EarlierFailed, d)
+				}
+			}
+		}
+		out[ct] = f
+	}
 	for ct, was := range before {
 		if after[ct] != was {
-			out[ct] = HeldFolder{Failed: was, Restored: after[ct]}
+			changed(ct)
 		}
 	}
-	for ct, is := range after {
+	for ct := range after {
 		if _, ok := before[ct]; !ok {
-			out[ct] = HeldFolder{Restored: is} // the rollback restored a folder the failed tree did not have
+			changed(ct) // the rollback restored a folder the failed tree did not have
 		}
 	}
 	if len(out) == 0 {
@@ -122,7 +154,7 @@ func (h *Hold) PerFolder(rolling bool) bool {
 func (h *Hold) HeldFolders(desired map[string]string) map[string]bool {
 	var out map[string]bool
 	for ct, f := range h.Folders {
-		if desired[ct] == f.Failed {
+		if f.holds(desired[ct]) {
 			if out == nil {
 				out = map[string]bool{}
 			}

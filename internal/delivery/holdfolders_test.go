@@ -69,8 +69,12 @@ func TestHoldFolders(t *testing.T) {
 		// The second wave of a rollback: drone, rolled back by its first wave, stays held; east was written since.
 		"the earlier hold": {earlier, map[string]string{"drone": v1["drone"], "large": v2["large"], "east": "e3"}, map[string]string{"drone": v1["drone"], "large": v1["large"], "east": "e3"},
 			map[string]HeldFolder{"drone": {Failed: v2["drone"], Restored: v1["drone"]}, "large": {Failed: v2["large"], Restored: v1["large"]}}},
-		"a folder rolled back again": {earlier, map[string]string{"drone": v1["drone"]}, map[string]string{"drone": "d0"},
-			map[string]HeldFolder{"drone": {Failed: v1["drone"], Restored: "d0"}}},
+		// Rolled back further: version 2 failed first, then version 1; both stay held.
+		"a folder rolled back further": {earlier, map[string]string{"drone": v1["drone"]}, map[string]string{"drone": "d0"},
+			map[string]HeldFolder{"drone": {Failed: v1["drone"], Restored: "d0", EarlierFailed: []string{v2["drone"]}}}},
+		// Rolled back to what failed before: that content is what the folder holds now, not held.
+		"rolled back to the failed content": {earlier, map[string]string{"drone": v1["drone"]}, map[string]string{"drone": v2["drone"]},
+			map[string]HeldFolder{"drone": {Failed: v1["drone"], Restored: v2["drone"]}}},
 	}
 	for name, c := range cases {
 		if got := HoldFolders(c.earlier, c.before, c.after); !reflect.DeepEqual(got, c.want) {
@@ -110,13 +114,17 @@ func TestHeldFoldersAndAfter(t *testing.T) {
 			t.Errorf("%s: held %q, want %q", name, got, c.held)
 		}
 	}
+	further := &Hold{Folders: map[string]HeldFolder{"drone": {Failed: "d1", Restored: "d0", EarlierFailed: []string{"d2"}}}}
+	if got := further.HeldFolders(map[string]string{"drone": "d2"}); !got["drone"] || further.HeldFolders(map[string]string{"drone": "d3"}) != nil {
+		t.Errorf("a folder rolled back further holds every content that failed there: %v", got)
+	}
 	if h.PerFolder(false) || !h.PerFolder(true) || (&Hold{Tree: "t"}).PerFolder(true) || (*Hold)(nil).PerFolder(true) {
 		t.Error("per folder only with a rollout and a record of the folders")
 	}
 
 	// The canary's folder was written: drone leaves the hold, large and the files under path stay.
 	after := h.After(digests(map[string]string{"drone/a": "3", "large/a": "1", "x": "1"}))
-	if after == nil || after.Tree != "t" || len(after.Folders) != 2 || after.Folders["large"] != h.Folders["large"] || after.Folders[""] != h.Folders[""] {
+	if after == nil || after.Tree != "t" || len(after.Folders) != 2 || !reflect.DeepEqual(after.Folders["large"], h.Folders["large"]) || !reflect.DeepEqual(after.Folders[""], h.Folders[""]) {
 		t.Errorf("after the canary: %+v", after)
 	}
 	if got := h.After(digests(map[string]string{"drone/a": "3", "large/a": "3", "x": "3"})); got != nil {
@@ -237,7 +245,7 @@ func TestApplyHold_PerFolder(t *testing.T) {
 	if a.Held || !reflect.DeepEqual(fixtures.Strings(a.Files), map[string]string{"drone/a.yaml": "v3", "large/a.yaml": "v1"}) {
 		t.Errorf("drone released: %v %v", a.Held, fixtures.Strings(a.Files))
 	}
-	if after := a.HoldAfter(time.Now()); after == nil || len(after.Folders) != 1 || after.Folders["large"] != hold.Folders["large"] {
+	if after := a.HoldAfter(time.Now()); after == nil || len(after.Folders) != 1 || !reflect.DeepEqual(after.Folders["large"], hold.Folders["large"]) {
 		t.Errorf("the hold after the canary: %+v", after)
 	}
 	// release_hold writes version 2 to the canary and ends the hold.
@@ -246,11 +254,13 @@ func TestApplyHold_PerFolder(t *testing.T) {
 		t.Errorf("release_hold: %v %v", a.Held, fixtures.Strings(a.Files))
 	}
 	// A rollback's apply records the folders it changed from the branch it read (version 1 here) to what
-	// it writes, with the earlier hold's folders it left as they were.
+	// it writes, with the earlier hold's folders it left as they were, and what failed before in a folder
+	// it rolls back further.
 	a = run(map[string]string{"drone/a.yaml": "v0", "large/a.yaml": "v1"}, false, false)
 	a.RolledBack = &RolledBack{To: "c1"}
 	h := a.HoldAfter(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
-	want := map[string]HeldFolder{"drone": {Failed: digests(v1)["drone"], Restored: digests(map[string]string{"drone/a.yaml": "v0"})["drone"]}, "large": hold.Folders["large"]}
+	want := map[string]HeldFolder{"drone": {Failed: digests(v1)["drone"], Restored: digests(map[string]string{"drone/a.yaml": "v0"})["drone"],
+		EarlierFailed: []string{digests(v2)["drone"]}}, "large": hold.Folders["large"]} // drone rolled back further: version 2 stays held too
 	if h == nil || h.Tree != "restored" || h.Commit != "c5" || h.To != "c1" || h.Since != "2026-11-27T10:00:00Z" || !reflect.DeepEqual(h.Folders, want) {
 		t.Errorf("the rollback's hold: %+v", h)
 	}

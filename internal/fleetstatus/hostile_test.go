@@ -4,6 +4,8 @@
 package fleetstatus_test
 
 import (
+	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,7 +15,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/fleetstatus"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
+	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleethistory"
 )
 
 // hostileNames reach the summary and the page from folder names of the GitOps tree, Workload files and
@@ -200,6 +204,47 @@ func TestHostileHTML(t *testing.T) {
 		// An HTML parser reads CR LF and a lone CR as LF.
 		if n := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(n); !strings.Contains(text.String(), n) {
 			t.Errorf("the page does not show %q as text", n)
+		}
+	}
+}
+
+// TestHostileBranches: an environment's branch (its name, when no branch is given) that git would not
+// take as a branch is refused at that environment, before any repository is read, with the rule it
+// breaks; none is read as a path, a revision or another ref.
+func TestHostileBranches(t *testing.T) {
+	t.Parallel()
+	s := fleethistory.Build(t, t.TempDir())
+	cases := []struct{ branch, want string }{
+		{"../../config", `contains ".."`},
+		{"../../../../../../../../etc/passwd", `contains ".."`},
+		{"..", "ends with '.'"},
+		{"dev..stage", `contains ".."`},
+		{"-x", "starts with '-'"},
+		{"--upload-pack=touch", "starts with '-'"},
+		{"refs/heads/dev", "is a full ref name"},
+		{"HEAD", "is a Git pseudo-ref"},
+		{"FETCH_HEAD", "is a Git pseudo-ref"},
+		{"origin/dev", "names a remote-tracking branch"},
+		{"dev~1", "contains '~'"},
+		{"dev^", "contains '^'"},
+		{"dev@{1}", `contains "@{"`},
+		{"dev\n", "contains a control character"},
+		{"dev stage", "contains a space"},
+		{"dev.lock", `ending with ".lock"`},
+		{".hidden", "a component starting with '.'"},
+		{"/dev", "starts or ends with '/'"},
+		{"dév", "contains the character U+00E9"},
+		{"dev\u200b", "contains the character U+200B"},
+	}
+	for _, c := range cases {
+		req := request(t, s)
+		req.Environments = req.Environments[:1]
+		req.Environments[0].Branch = c.branch
+		_, err := fleetstatus.Read(context.Background(), &gitrepo.Client{}, req)
+		var ee *fleetstatus.EnvError
+		if !errors.As(err, &ee) || ee.Index != 0 || ee.Env != "dev" || !errors.Is(err, fleetstatus.ErrInput) || !strings.Contains(err.Error(), c.want) ||
+			!strings.Contains(err.Error(), "name the environment's branch") {
+			t.Errorf("branch %q: %v; want an input error at environment 0 (dev) containing %q", c.branch, err, c.want)
 		}
 	}
 }

@@ -193,8 +193,10 @@ func codeCell(s string) string {
 var markdownText = strings.NewReplacer("\r", " ", "\n", " ", `\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`,
 	"~", `\~`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "!", `\!`, "#", `\#`)
 
-// truncate cuts s to at most maxCell bytes at a character boundary; cut says whether it did.
+// truncate cuts s to at most maxCell bytes at a character boundary; cut says whether it did. Bytes that
+// are not UTF-8 (a folder name is any bytes) become U+FFFD, so the summary is always valid UTF-8.
 func truncate(s string) (string, bool) {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= maxCell {
 		return s, false
 	}

@@ -204,6 +204,11 @@ func (r Request) validate() error {
 		if names[e.Name] {
 			return &EnvError{Index: i, Env: e.Name, Err: fmt.Errorf("%w: environment %q is listed twice; name each once", ErrInput, e.Name)}
 		}
+		// The branch defaults to the environment's name, which no branch rule checked: "../x", "-x",
+		// "refs/heads/dev" or "HEAD" were read as branches and ended in "branch not found" or a storage error.
+		if err := gitrepo.ValidateBranchName(e.Branch); err != nil {
+			return &EnvError{Index: i, Env: e.Name, Err: fmt.Errorf("%w: %w; name the environment's branch (branch = \"...\") as git accepts it, such as \"dev\" or \"envs/dev\"", ErrInput, err)}
+		}
 		names[e.Name] = true
 	}
 	for _, c := range r.Compare {

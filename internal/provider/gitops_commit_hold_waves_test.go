@@ -127,10 +127,15 @@ func testHoldPerWave(t *testing.T, bin string) {
 // written wave by wave, as any change: the canary's folder first, the rest's once the canary reported
 // healthy. The hold the second apply records keeps the canary's folder, which the first apply rolled
 // back, beside the rest's; once rollback is removed, the configuration that still renders version 2 is
-// held in both folders, and the apply of that plan writes nothing.
+// held in both folders, and the apply of that plan writes nothing. Under Terraform and OpenTofu.
 func TestAccGitopsCommit_holdPerWaveExplicitRollback_MockGitHubAPI(t *testing.T) {
 	t.Parallel()
-	r, c2, _ := holdRig(t, "", "terraform")
+	t.Run("terraform", func(t *testing.T) { t.Parallel(); testHoldPerWaveExplicitRollback(t, "terraform") })
+	t.Run("opentofu", func(t *testing.T) { t.Parallel(); testHoldPerWaveExplicitRollback(t, tofuOrSkip(t)) })
+}
+
+func testHoldPerWaveExplicitRollback(t *testing.T, bin string) {
+	r, c2, _ := holdRig(t, "", bin)
 	rollback := "  rollback = { to = \"last_known_good\" }\n"
 	r.cfg("2", rollback)
 	out := r.tf.mustRun("apply", "-input=false", "-no-color", "-auto-approve")

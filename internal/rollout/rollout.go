@@ -311,7 +311,10 @@ func fold(m map[string]Report, opts Options) (State, string, time.Time) {
 				// No time, no soak: a report that cannot say since when it holds never counts as soaked.
 				undated = true
 			} else if opts.Soak > 0 {
-				if healthy := opts.Now.Sub(r.Time); healthy < opts.Soak && opts.Soak-healthy > soaking {
+				// A report dated in the future has held for no time yet: without the floor, a soak near
+				// the longest duration minus a negative age overflowed and the soak counted as passed.
+				healthy := max(opts.Now.Sub(r.Time), 0)
+				if healthy < opts.Soak && opts.Soak-healthy > soaking {
 					soaking = opts.Soak - healthy
 				}
 			}

@@ -62,12 +62,12 @@ type ClusterType struct {
 var ErrWaves = errors.New("invalid rollout waves")
 
 // ValidateWaves checks the waves on their own: at least one, named uniquely, a selector by names or by
-// labels (not both), and only the last without a selector.
+// labels (not both), only the last without a selector, and each cluster type named by one wave only.
 func ValidateWaves(waves []Wave) error {
 	if len(waves) == 0 {
 		return fmt.Errorf("%w: list at least one wave", ErrWaves)
 	}
-	seen := map[string]int{}
+	seen, named := map[string]int{}, map[string]int{}
 	for i, w := range waves {
 		switch {
 		case strings.TrimSpace(w.Name) == "":
@@ -83,6 +83,18 @@ func ValidateWaves(waves []Wave) error {
 			return fmt.Errorf("%w: waves %d and %d are both named %q", ErrWaves, j, i, w.Name)
 		}
 		seen[w.Name] = i
+		// A cluster type goes to the first wave that names it, so naming it again in a later wave would
+		// leave that wave silently without it: refuse the contradiction instead.
+		for _, ct := range w.ClusterTypes {
+			if strings.TrimSpace(ct) == "" {
+				return fmt.Errorf("%w: wave %d (%s) lists an empty cluster type name in cluster_types", ErrWaves, i, w.Name)
+			}
+			if j, ok := named[ct]; ok && j != i {
+				return fmt.Errorf("%w: waves %d (%s) and %d (%s) both list cluster type %q; a cluster type rolls out in one wave, so list it in one",
+					ErrWaves, j, waves[j].Name, i, w.Name, ct)
+			}
+			named[ct] = i
+		}
 	}
 	return nil
 }
@@ -487,7 +499,7 @@ func (g *waveGate) soakDetail(w Wave, types []string) string {
 		for _, rs := range g.byType[ct] {
 			for _, r := range rs {
 				if r.State == Succeeded && !r.Time.IsZero() {
-					if age := g.in.Now.Sub(r.Time); age < w.Soak && (youngest < 0 || age < youngest) {
+					if age := max(g.in.Now.Sub(r.Time), 0); age < w.Soak && (youngest < 0 || age < youngest) { // a report from the future soaked for 0
 						youngest = age
 					}
 				}
