@@ -6,20 +6,12 @@ package fleetstatus_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/kalypso/terraform-provider-kalypso/internal/fleetstatus"
 	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
-	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/fleetbench"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/proccpu"
 )
-
-// staticSource serves fixed reports, as a status API would after its requests: the benchmark measures
-// the fleet status, not the network.
-type staticSource []rollout.Report
-
-func (s staticSource) Reports(context.Context, []string) ([]rollout.Report, error) { return s, nil }
 
 // BenchmarkFleetStatus measures one read of the whole fleet from a local bare repository (what a plan of
 // kalypso_fleet_status does besides the status requests), with the Markdown summary; HTML adds the page.
@@ -27,18 +19,7 @@ func BenchmarkFleetStatus(b *testing.B) {
 	bare := fleetbench.Build(b, b.TempDir())
 	c := &gitrepo.Client{}
 	ctx := context.Background()
-	req := fleetstatus.Request{Repo: bare, MaxClusters: 10000, Window: 30 * 24 * time.Hour, Now: fleetbench.Now}
-	for _, branch := range fleetbench.Branches {
-		log, err := c.Log(ctx, bare, branch, fleetbench.Reported, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var newest []fleetbench.Commit
-		for _, e := range log {
-			newest = append(newest, fleetbench.Commit{SHA: e.Commit, Time: e.Time})
-		}
-		req.Environments = append(req.Environments, fleetstatus.Environment{Name: branch, Branch: branch, Source: staticSource(fleetbench.Reports(branch, newest))})
-	}
+	req := fleetbench.Request(b, c, bare)
 	for _, page := range []bool{false, true} {
 		name := "markdown"
 		if page {

@@ -29,11 +29,6 @@ import (
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/proccpu"
 )
 
-// fixedReports serves reports from memory: the conversion benchmark measures the provider, not a status API.
-type fixedReports []rollout.Report
-
-func (s fixedReports) Reports(context.Context, []string) ([]rollout.Report, error) { return s, nil }
-
 // BenchmarkFleetStatusConversion measures what kalypso_fleet_status adds to the engine for the fleet of
 // issue 33 (259,200 rows, 15,000 clusters): the status into framework values, into the state, and into
 // the msgpack that goes to Terraform. The engine's read is done once, before the timer.
@@ -43,18 +38,7 @@ func BenchmarkFleetStatusConversion(b *testing.B) {
 	ctx := context.Background()
 	bare := fleetbench.Build(b, b.TempDir())
 	c := &gitrepo.Client{}
-	req := fleetstatus.Request{Repo: bare, MaxClusters: 10000, Window: 30 * 24 * time.Hour, Now: fleetbench.Now}
-	for _, branch := range fleetbench.Branches {
-		log, err := c.Log(ctx, bare, branch, fleetbench.Reported, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var newest []fleetbench.Commit
-		for _, e := range log {
-			newest = append(newest, fleetbench.Commit{SHA: e.Commit, Time: e.Time})
-		}
-		req.Environments = append(req.Environments, fleetstatus.Environment{Name: branch, Branch: branch, Source: fixedReports(fleetbench.Reports(branch, newest))})
-	}
+	req := fleetbench.Request(b, c, bare)
 	st, err := fleetstatus.Read(ctx, c, req)
 	if err != nil {
 		b.Fatal(err)
@@ -126,7 +110,6 @@ func BenchmarkFleetStatusPlan(b *testing.B) {
 	if _, err := os.Stat("/usr/bin/time"); err != nil {
 		b.Skip("no /usr/bin/time")
 	}
-	ctx := context.Background()
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "bin")
 	provider := filepath.Join(bin, "real", "terraform-provider-kalypso")
@@ -149,17 +132,8 @@ func BenchmarkFleetStatusPlan(b *testing.B) {
 	}
 	bare := fleetbench.Build(b, b.TempDir())
 	gh := mockgithub.Start(b, rolloutToken)
-	c := &gitrepo.Client{}
-	for _, branch := range fleetbench.Branches {
-		log, err := c.Log(ctx, bare, branch, fleetbench.Reported, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var newest []fleetbench.Commit
-		for _, e := range log {
-			newest = append(newest, fleetbench.Commit{SHA: e.Commit, Time: e.Time})
-		}
-		for _, r := range fleetbench.Reports(branch, newest) {
+	for _, reports := range fleetbench.ReportsOf(b, &gitrepo.Client{}, bare) {
+		for _, r := range reports {
 			state := "success"
 			if r.State != rollout.Succeeded {
 				state = "pending"

@@ -8,10 +8,13 @@ package fleetbench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/kalypso/terraform-provider-kalypso/internal/fleetstatus"
+	"github.com/kalypso/terraform-provider-kalypso/internal/gitrepo"
 	"github.com/kalypso/terraform-provider-kalypso/internal/rollout"
 	"github.com/kalypso/terraform-provider-kalypso/internal/testutil/gitserver"
 )
@@ -125,4 +128,41 @@ func Reports(branch string, newest []Commit) []rollout.Report {
 		}
 	}
 	return out
+}
+
+// ReportsOf is every environment's reports (Reports), by branch, about the commits of the repository Build wrote.
+func ReportsOf(tb testing.TB, c *gitrepo.Client, bare string) map[string][]rollout.Report {
+	tb.Helper()
+	out := map[string][]rollout.Report{}
+	for _, branch := range Branches {
+		log, err := c.Log(context.Background(), bare, branch, Reported, "")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var newest []Commit
+		for _, e := range log {
+			newest = append(newest, Commit{SHA: e.Commit, Time: e.Time})
+		}
+		out[branch] = Reports(branch, newest)
+	}
+	return out
+}
+
+// Static serves fixed reports, as a status API would after its requests: the engine and conversion
+// benchmarks measure the fleet status, not the network.
+type Static []rollout.Report
+
+// Reports returns s.
+func (s Static) Reports(context.Context, []string) ([]rollout.Report, error) { return s, nil }
+
+// Request reads the whole fleet of the repository Build wrote at Now, each environment's reports served
+// from memory (Static).
+func Request(tb testing.TB, c *gitrepo.Client, bare string) fleetstatus.Request {
+	tb.Helper()
+	reports := ReportsOf(tb, c, bare)
+	req := fleetstatus.Request{Repo: bare, MaxClusters: 10000, Window: 30 * 24 * time.Hour, Now: Now}
+	for _, branch := range Branches {
+		req.Environments = append(req.Environments, fleetstatus.Environment{Name: branch, Branch: branch, Source: Static(reports[branch])})
+	}
+	return req
 }
