@@ -144,12 +144,8 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"percent": func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
 	"join":    strings.Join,
 	"orNone":  orNone,
-	"plural": func(n int, word string) string {
-		if n == 1 {
-			return "1 " + word
-		}
-		return fmt.Sprintf("%d %ss", n, word)
-	},
+	"plural":  plural,
+	"counted": counted,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -224,7 +220,7 @@ details{margin:.35rem 0;border:1px solid #d0d7de;border-radius:6px;padding:.35re
 
 {{- range .Comparisons}}
 <h2>{{.From}} vs {{.To}}</h2>
-<p>{{len .Differing}} deployment targets differ, {{.Same}} are alike.</p>
+<p>{{counted (len .Differing) "deployment target differs" "deployment targets differ"}}, {{counted .Same "is alike" "are alike"}}.</p>
 <ul class="comparison">
 {{- $c := .}}
 {{- range .Differing}}

@@ -23,8 +23,8 @@ func (s *Status) Markdown(limit int) string {
 	}
 	w := &boundedWriter{limit: limit - cutReserve}
 	w.head("# Fleet status\n\n")
-	w.head(fmt.Sprintf("%d environments, %d deployment targets, %d clusters, %d drifting; measured at %s.\n\n",
-		len(s.Environments), len(s.Rows), len(s.Clusters), s.Drift, s.Now.UTC().Format(time.RFC3339)))
+	w.head(fmt.Sprintf("%s, %s, %s, %d drifting; measured at %s.\n\n", plural(len(s.Environments), "environment"),
+		plural(len(s.Rows), "deployment target"), plural(len(s.Clusters), "cluster"), s.Drift, s.Now.UTC().Format(time.RFC3339)))
 	w.head("| Environment | Branch | Head | Control-plane commit | State | Clusters |\n|---|---|---|---|---|---|\n")
 	for _, e := range s.Environments {
 		w.head(fmt.Sprintf("| %s | `%s` | `%s` | `%s` | %s | %s |\n", cell(e.Name), codeCell(e.Branch), codeCell(short(e.Head)), codeCell(short(e.Promoted)), e.State, cell(e.Summary)))
@@ -47,7 +47,7 @@ func (s *Status) Markdown(limit int) string {
 
 	drift := w.section("drifting clusters")
 	if s.Drift > 0 {
-		w.line(drift, fmt.Sprintf("\n## Drift\n\n%d clusters report a commit older than their cluster type folder's newest change:\n\n", s.Drift), 0)
+		w.line(drift, fmt.Sprintf("\n## Drift\n\n%s a commit older than their cluster type folder's newest change:\n\n", counted(s.Drift, "cluster reports", "clusters report")), 0)
 		for _, c := range s.Clusters {
 			if c.Drift && !w.skip(drift) {
 				w.line(drift, fmt.Sprintf("- %s / %s / %s: reports `%s` (%s), the folder is at `%s`\n",
@@ -57,7 +57,8 @@ func (s *Status) Markdown(limit int) string {
 	}
 	diffs := w.section("differing deployment targets")
 	for _, d := range s.Comparisons {
-		w.line(diffs, fmt.Sprintf("\n## %s vs %s\n\n%d deployment targets differ, %d are alike.\n\n", cell(d.From), cell(d.To), len(d.Differing), d.Same), 0)
+		w.line(diffs, fmt.Sprintf("\n## %s vs %s\n\n%s, %s.\n\n", cell(d.From), cell(d.To),
+			counted(len(d.Differing), "deployment target differs", "deployment targets differ"), counted(d.Same, "is alike", "are alike")), 0)
 		for _, f := range d.Differing {
 			if w.skip(diffs) {
 				continue
@@ -213,3 +214,15 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// counted is n followed by the words for one or for any other number, so that a summary of one thing reads
+// "1 cluster reports" and not "1 clusters report".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// plural is n and a noun that takes an s for any number but one.
+func plural(n int, noun string) string { return counted(n, noun, noun+"s") }

@@ -24,7 +24,9 @@ func TestMarkdownOfTheScriptedHistory(t *testing.T) {
 		"| dev | `dev` | `" + s.Commits["D5"][:7] + "` | `" + s.Commits["C4"][:7] + "` | progressing |",
 		"| dev | 2026-01-02 – 2026-01-09 | 5 | 0.71 | 1h30m0s (3) | 20% (1) | 4h10m0s (1) | deployment_frequency, lead_time_for_changes, change_failure_rate, time_to_restore |",
 		"- dev / large / dev-large-1: reports `" + s.Commits["D4"][:7] + "` (progressing), the folder is at `" + s.Commits["D5"][:7] + "`",
-		"## dev vs stage\n\n3 deployment targets differ, 1 are alike.",
+		"## dev vs stage\n\n3 deployment targets differ, 1 is alike.",
+		"## stage vs prod\n\n1 deployment target differs, 2 are alike.",
+		"## Drift\n\n1 cluster reports a commit older than their cluster type folder's newest change:",
 		"- small/canary (only in dev): `namespace.yaml` removed, `reconciler.yaml` removed; version v0.1.0 → none",
 		"| prod | large | hello | v1.0.0 | `" + s.Commits["P1"][:7] + "` | `" + s.Commits["C1"][:7] + "` | unknown | 0/1 | 2026-01-07T12:00:00Z (45h0m0s ago) |",
 	} {
