@@ -493,6 +493,19 @@ func TestCompileSelector(t *testing.T) {
 	if _, err := CompileSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}); err == nil {
 		t.Errorf("bogus operator must fail")
 	}
+	// Found by FuzzFastPathDecodes: with two bad labels the error named either, in map order, so the same
+	// input gave another diagnostic from one plan to the next. The first bad key in sorted order is named.
+	twoBad := &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "ok", "b-key": "bad value!", "a-key": "also bad!", "c": "fine"}}
+	for range 50 {
+		_, err := CompileSelector(twoBad)
+		if err == nil || !strings.Contains(err.Error(), "also bad!") || strings.Contains(err.Error(), "bad value!") {
+			t.Fatalf("two bad labels: %v, want the error of a-key, the first in key order", err)
+		}
+	}
+	if sel, err := CompileSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"a": "1", "b": "2"}}); err != nil ||
+		!sel.Matches(labels.Set{"a": "1", "b": "2"}) || sel.Matches(labels.Set{"a": "1"}) {
+		t.Errorf("two good labels: %v, %v", sel, err)
+	}
 	if IsKnownKind(APIVersion, KindConfigMap) || !IsKnownKind("v1", KindConfigMap) || !IsKnownKind(APIVersion, KindWorkload) || IsKnownKind(APIVersion, "Nope") {
 		t.Errorf("IsKnownKind wrong")
 	}
