@@ -44,6 +44,8 @@ type rolloutRead struct {
 	types   []string
 	// complete is true when the history reaches the branch's first commit.
 	complete bool
+	// log is which tree each folder had at each commit read, for the waves step's lastChanges.
+	log []gitrepo.DirsEntry
 }
 
 // wavesRead is what the waves step decided from: the gate's input, the branch it inspected, the desired
@@ -69,7 +71,7 @@ func (p *Planning) readRollout(ctx context.Context) (*rolloutRead, error) {
 	if err != nil {
 		return nil, Explain(p.ID, gitError("Cannot read the Git repository", err))
 	}
-	read := &rolloutRead{complete: complete}
+	read := &rolloutRead{complete: complete, log: log}
 	shas := make([]string, len(log))
 	for i, e := range log {
 		read.history = append(read.history, rollout.Commit{SHA: e.Commit, Time: e.Time})

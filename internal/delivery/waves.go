@@ -174,29 +174,15 @@ func writes(w *rollout.WavePlan, pending map[string]int, held map[string]bool) s
 	return "this apply writes no wave"
 }
 
-// readRolloutHistory reads the branch's history (which commit last changed each folder) and the reports.
+// readRolloutHistory gives the gate the branch's history (which commit last changed each folder) and the
+// reports, read once per plan with the last_known_good step (readRollout).
 func (p *Planning) readRolloutHistory(ctx context.Context, in *rollout.WaveInput) error {
-	s := p.Config.Resource
-	n := p.Rollout.History
-	if n <= 0 {
-		n = rollout.DefaultHistory
-	}
-	log, complete, err := p.Git.LogDirs(ctx, s.RepoURL, s.Branch, s.Path, n)
+	read, err := p.readRollout(ctx)
 	if err != nil {
-		return Explain(p.ID, gitError("Cannot read the Git repository", err))
+		return err
 	}
-	in.Changed = lastChanges(log, complete)
-	shas := make([]string, len(log))
-	for i, e := range log {
-		in.History = append(in.History, rollout.Commit{SHA: e.Commit, Time: e.Time})
-		shas[i] = e.Commit
-	}
-	if in.Reports, err = p.Rollout.Source.Reports(ctx, shas); err != nil {
-		return sourceRefusal(p.ID, err)
-	}
-	if len(log) > 0 { // for the last_known_good step
-		p.rolloutRead = &rolloutRead{history: in.History, reports: in.Reports, types: dirNames(log[0].Dirs), complete: complete}
-	}
+	in.Changed = lastChanges(read.log, read.complete)
+	in.History, in.Reports = read.history, read.reports
 	return nil
 }
 
